@@ -1,0 +1,366 @@
+"""Expand figure specs into cells and run them through one executor.
+
+A cell is one parameter point of the theory, or one (parameter point, seed)
+of the simulation. Each simulation cell draws from its own stream,
+``SeedSequence(base_seed, spawn_key=(point, seed))``, so results do not
+depend on the backend or on the order in which cells finish. Finished cells
+are written into the store every ``flush_interval`` seconds, at the end, and
+when the run is interrupted, so a repeated run computes only what is missing.
+"""
+
+import json
+import math
+import os
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import xarray as xr
+from tqdm.auto import tqdm
+
+from statmechlearn._core.rng import cell_generator
+from statmechlearn._core.validation import check_int
+from statmechlearn.experiments._provenance import provenance
+from statmechlearn.experiments._spec import MODES
+from statmechlearn.experiments._store import ResultStore, spec_hash
+
+__all__ = [
+    "RunSummary",
+    "SchedulerUnavailableError",
+    "empty_dataset",
+    "executor",
+    "run_experiment",
+    "run_experiments",
+]
+
+
+class SchedulerUnavailableError(RuntimeError):
+    """The dask scheduler named by ``--scheduler`` cannot be reached or started."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a run did.
+
+    Attributes
+    ----------
+    name, mode : str
+    path : pathlib.Path
+        Store file of the dataset.
+    n_cells, n_computed, n_cached : int
+        All cells, cells computed now, cells found in the store.
+    wall_s : float
+        Wall time of this run.
+    dataset : xarray.Dataset
+    """
+
+    name: str
+    mode: str
+    path: object
+    n_cells: int
+    n_computed: int
+    n_cached: int
+    wall_s: float
+    dataset: object
+
+
+def empty_dataset(spec, mode):
+    """Dataset of ``spec`` in ``mode`` with every cell missing (NaN, not done).
+
+    Parameters
+    ----------
+    spec : FigureSpec
+    mode : {"quick", "full"}
+
+    Returns
+    -------
+    xarray.Dataset
+    """
+    settings = spec.settings[mode]
+    n_seeds = settings["n_seeds"]
+    grid_dims = tuple(spec.grid)
+    grid_shape = spec.grid_shape()
+    out_coords = {k: np.asarray(v) for k, v in spec.coords(settings).items()}
+    coords = {k: np.asarray(v) for k, v in spec.grid.items()}
+    coords |= out_coords
+    coords["seed"] = np.arange(n_seeds)
+    data_vars = {}
+    for var, dims in spec.outputs.items():
+        missing = [d for d in dims if d not in out_coords]
+        if missing:
+            raise ValueError(f"spec {spec.name!r}: output {var!r} has dims {missing} without coords")
+        shape = tuple(len(out_coords[d]) for d in dims)
+        lead_dims = grid_dims + (("seed",) if var.startswith("sim_") else ())
+        lead_shape = grid_shape + ((n_seeds,) if var.startswith("sim_") else ())
+        data_vars[var] = (lead_dims + tuple(dims), np.full(lead_shape + shape, np.nan))
+    if spec.theory is not None:
+        data_vars["theory_done"] = (grid_dims, np.zeros(grid_shape, dtype=bool))
+        data_vars["theory_wall_s"] = (grid_dims, np.full(grid_shape, np.nan))
+    if spec.simulation is not None:
+        data_vars["sim_done"] = (grid_dims + ("seed",), np.zeros(grid_shape + (n_seeds,), bool))
+        data_vars["sim_wall_s"] = (grid_dims + ("seed",), np.full(grid_shape + (n_seeds,), np.nan))
+    attrs = {
+        "name": spec.name,
+        "mode": mode,
+        "spec_hash": spec_hash(spec, mode),
+        "paper": spec.paper,
+        "citation": spec.citation,
+        "figure": spec.figure,
+        "caption": spec.caption,
+        "base_seed": int(spec.base_seed),
+        "n_features": int(settings["n_features"]),
+        "n_seeds": int(n_seeds),
+        "grid_json": json.dumps({k: list(map(float, v)) for k, v in spec.grid.items()}),
+    }
+    attrs |= provenance()
+    return xr.Dataset(data_vars, coords=coords, attrs=attrs)
+
+
+def _execute_cell(task):
+    """Run one cell; module-level so every backend can pickle it."""
+    kind, fn, point, settings, seed_key, index = task
+    start = time.perf_counter()
+    if kind == "theory":
+        out = fn(dict(point), dict(settings))
+    else:
+        out = fn(dict(point), dict(settings), cell_generator(*seed_key))
+    wall = time.perf_counter() - start
+    return kind, index, {k: np.asarray(v, dtype=float) for k, v in out.items()}, wall
+
+
+def _missing_tasks(spec, mode, ds):
+    settings = dict(spec.settings[mode])
+    shape = spec.grid_shape()
+    tasks = []
+    for flat, point in enumerate(spec.points()):
+        idx = np.unravel_index(flat, shape) if shape else ()
+        idx = tuple(int(i) for i in idx)
+        if spec.theory is not None and not bool(ds["theory_done"].values[idx]):
+            tasks.append(("theory", spec.theory, point, settings, None, idx))
+        if spec.simulation is not None:
+            for seed in range(settings["n_seeds"]):
+                if not bool(ds["sim_done"].values[idx + (seed,)]):
+                    key = (spec.base_seed, flat, seed)
+                    tasks.append(("sim", spec.simulation, point, settings, key, idx + (seed,)))
+    return tasks
+
+
+def _store_cell(spec, ds, kind, index, out, wall):
+    prefix = "theory_" if kind == "theory" else "sim_"
+    expected = {v for v in spec.outputs if v.startswith(prefix)}
+    if set(out) != expected:
+        raise ValueError(
+            f"{spec.name}: {kind} returned {sorted(out)}, expected {sorted(expected)}"
+        )
+    for var, value in out.items():
+        target = ds[var].values[index]
+        if value.shape != target.shape:
+            raise ValueError(
+                f"{spec.name}: {var} has shape {value.shape}, expected {target.shape}"
+            )
+        ds[var].values[index] = value
+    ds[f"{prefix}done"].values[index] = True
+    ds[f"{prefix}wall_s"].values[index] = wall
+
+
+class _SerialExecutor:
+    def imap_unordered(self, fn, tasks):
+        return map(fn, tasks)
+
+
+class _LokyExecutor:
+    def __init__(self, n_jobs):
+        self.n_jobs = n_jobs
+
+    def imap_unordered(self, fn, tasks):
+        from joblib import Parallel, delayed
+
+        parallel = Parallel(n_jobs=self.n_jobs, backend="loky", return_as="generator_unordered")
+        return parallel(delayed(fn)(t) for t in tasks)
+
+
+class _DaskExecutor:
+    def __init__(self, client):
+        self.client = client
+
+    def imap_unordered(self, fn, tasks):
+        from distributed import as_completed
+
+        futures = self.client.map(fn, tasks, pure=False)
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        finally:
+            self.client.cancel(futures)
+
+
+@contextmanager
+def executor(n_jobs=1, scheduler=None, connect_timeout=10.0):
+    """Context manager yielding the executor that runs cells.
+
+    Parameters
+    ----------
+    n_jobs : int, default=1
+        Worker processes: 1 runs in this process, -1 uses every core. With a
+        scheduler ``"local"`` it is the number of dask workers.
+    scheduler : str, optional
+        ``None`` for joblib (loky); ``"local"`` to start a dask LocalCluster
+        bound to 127.0.0.1; ``"tcp://HOST:PORT"`` for a running scheduler.
+    connect_timeout : float, default=10.0
+        Seconds to wait for a remote scheduler.
+
+    Yields
+    ------
+    object with ``imap_unordered(fn, tasks)``
+    """
+    n_jobs = check_int(n_jobs, "n_jobs")
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs}")
+    workers = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    if scheduler is None:
+        yield _SerialExecutor() if workers == 1 else _LokyExecutor(workers)
+        return
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:  # optional extra
+        raise SchedulerUnavailableError(
+            "--scheduler needs dask.distributed: pip install 'statmechlearn[dask]'"
+        ) from exc
+    cluster = None
+    try:
+        if scheduler == "local":
+            cluster = LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True,
+                host="127.0.0.1", dashboard_address=None,
+            )
+            client = Client(cluster)
+        else:
+            if not scheduler.startswith(("tcp://", "tls://", "inproc://", "ws://", "wss://")):
+                raise SchedulerUnavailableError(
+                    f"scheduler must be 'local' or an address like tcp://HOST:PORT, got {scheduler!r}"
+                )
+            client = Client(scheduler, timeout=connect_timeout)
+    except SchedulerUnavailableError:
+        raise
+    except (OSError, TimeoutError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise SchedulerUnavailableError(
+            f"cannot reach dask scheduler at {scheduler}: {exc}"
+        ) from None
+    try:
+        yield _DaskExecutor(client)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def run_experiment(
+    spec,
+    mode="quick",
+    *,
+    out="results",
+    n_jobs=1,
+    scheduler=None,
+    progress=True,
+    flush_interval=2.0,
+    _executor=None,
+):
+    """Compute the missing cells of ``spec`` and store them.
+
+    Parameters
+    ----------
+    spec : FigureSpec
+    mode : {"quick", "full"}, default="quick"
+    out : str or Path, default="results"
+        Output folder; datasets go to ``out/store``.
+    n_jobs : int, default=1
+        Worker processes (see :func:`executor`).
+    scheduler : str, optional
+        dask scheduler (see :func:`executor`).
+    progress : bool, default=True
+        Show a tqdm progress bar on stderr.
+    flush_interval : float, default=2.0
+        Seconds between writes of finished cells to the store.
+
+    Returns
+    -------
+    RunSummary
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Re-raised after the finished cells were saved.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    start = time.perf_counter()
+    store = ResultStore(os.path.join(out, "store"))
+    path = store.path(spec, mode)
+    ds = store.load(spec, mode)
+    if ds is None:
+        ds = empty_dataset(spec, mode)
+    tasks = _missing_tasks(spec, mode, ds)
+    n_cells = len(spec.points()) * (
+        (spec.theory is not None) + (spec.simulation is not None) * spec.settings[mode]["n_seeds"]
+    )
+    computed = 0
+    last_flush = time.monotonic()
+    if tasks:
+        ctx = executor(n_jobs, scheduler) if _executor is None else _nullcontext(_executor)
+        bar = tqdm(total=len(tasks), desc=f"{spec.name} ({mode})", unit="cell",
+                   disable=not progress, leave=False)
+        try:
+            with ctx as ex:
+                for kind, index, result, wall in ex.imap_unordered(_execute_cell, tasks):
+                    _store_cell(spec, ds, kind, index, result, wall)
+                    computed += 1
+                    bar.update()
+                    if time.monotonic() - last_flush >= flush_interval:
+                        _flush(store, ds, path)
+                        last_flush = time.monotonic()
+        finally:
+            bar.close()
+            if computed:
+                _flush(store, ds, path)
+    elif not path.exists():
+        _flush(store, ds, path)
+    return RunSummary(spec.name, mode, path, n_cells, computed, n_cells - len(tasks),
+                      time.perf_counter() - start, ds)
+
+
+@contextmanager
+def _nullcontext(value):
+    yield value
+
+
+def _flush(store, ds, path):
+    wall = 0.0
+    for var in ("theory_wall_s", "sim_wall_s"):
+        if var in ds:
+            wall += float(np.nansum(ds[var].values))
+    ds.attrs["cell_wall_s_total"] = wall if math.isfinite(wall) else 0.0
+    ds.attrs["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    store.save(ds, path)
+
+
+def run_experiments(specs, mode="quick", *, out="results", n_jobs=1, scheduler=None,
+                    progress=True):
+    """Run several specs through one executor (one dask client for all).
+
+    Parameters
+    ----------
+    specs : sequence of FigureSpec
+    mode, out, n_jobs, scheduler, progress
+        As in :func:`run_experiment`.
+
+    Returns
+    -------
+    list of RunSummary
+    """
+    with executor(n_jobs, scheduler) as ex:
+        return [
+            run_experiment(s, mode, out=out, progress=progress, _executor=ex) for s in specs
+        ]
