@@ -27,7 +27,8 @@ _SYMBOL = {1: "+", -1: "-"}
 
 
 def simulate_learning_curve(
-    rule, alphas, *, n_features, p_plus, lam, eta, rng, init=None, n_runs=1
+    rule, alphas, *, n_features, p_plus, lam, eta, rng, v_plus=1.0, v_minus=1.0, init=None,
+    n_runs=1,
 ):
     """Monte Carlo of on-line WTA learning with two prototypes (eq. 1).
 
@@ -42,6 +43,8 @@ def simulate_learning_curve(
         Dimension N.
     p_plus, lam, eta : float
         Model prior, separation and learning rate.
+    v_plus, v_minus : float, default=1.0
+        Cluster variances.
     rng : numpy.random.Generator
         Stream for the initial prototypes and the data.
     init : tuple (R, Q), optional
@@ -57,7 +60,8 @@ def simulate_learning_curve(
         Exact generalization error of the prototypes at each time.
     """
     a, b = wta_rule(rule)
-    model = LabeledMixture(n_features=n_features, p_plus=p_plus, lam=lam)
+    model = LabeledMixture(n_features=n_features, p_plus=p_plus, lam=lam, v_plus=v_plus,
+                           v_minus=v_minus)
     R0, Q0 = paper_initial_overlaps() if init is None else init
     W = np.stack([model.prototypes_from_overlaps(R0, Q0, rng) for _ in range(n_runs)])
     steps = np.round(np.asarray(alphas, dtype=float) * n_features).astype(np.int64)

@@ -1,0 +1,36 @@
+# Everything runs from a local virtual environment that `make` builds on first use.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+JOBS   ?= 2
+
+.PHONY: venv reproduce reproduce-full test lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## Quick reproduction of every figure, then the HTML report (its path is printed).
+reproduce: $(STAMP)
+	$(BIN)/statmechlearn reproduce all --quick --n-jobs $(JOBS) --out results
+
+## The paper's N and number of runs.
+reproduce-full: $(STAMP)
+	$(BIN)/statmechlearn reproduce all --full --n-jobs $(JOBS) --out results
+
+## Whole test suite (installs headless Chromium for the report test where it can).
+test: $(STAMP)
+	bash scripts/ensure-chromium.sh
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+clean:
+	rm -rf $(VENV) results .pytest_cache .ruff_cache

@@ -1,0 +1,93 @@
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import integrate, stats
+
+from statmechlearn._core.gauss import (
+    H,
+    Phi,
+    gauss_hermite,
+    gaussian_expectation,
+    log_cosh,
+    log_H,
+    log_Phi,
+    logsumexp,
+    normal_pdf,
+)
+
+
+@pytest.mark.parametrize("x", [-6.0, -2.5, -0.3, 0.0, 0.7, 3.0, 5.5])
+def test_Phi_and_H_match_quadrature(x):
+    pdf = lambda z: np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi)  # noqa: E731
+    below, _ = integrate.quad(pdf, -np.inf, x, epsabs=1e-14, epsrel=1e-12)
+    above, _ = integrate.quad(pdf, x, np.inf, epsabs=1e-14, epsrel=1e-12)
+    assert Phi(x) == pytest.approx(below, rel=1e-9, abs=1e-15)
+    assert H(x) == pytest.approx(above, rel=1e-9, abs=1e-15)
+
+
+def test_tails_keep_relative_accuracy():
+    # H(x) ~ pdf(x)/x * (1 - 1/x^2 + 3/x^4 - 15/x^6) for large x
+    for x in (10.0, 20.0, 37.0):
+        series = normal_pdf(x) / x * (1 - 1 / x**2 + 3 / x**4 - 15 / x**6 + 105 / x**8)
+        assert H(x) == pytest.approx(series, rel=1e-7)
+        assert Phi(-x) == pytest.approx(series, rel=1e-7)
+    # known value: H(10) = 7.61985302416047e-24
+    assert H(10.0) == pytest.approx(7.619853024160527e-24, rel=1e-12)
+
+
+def test_log_tails_stay_finite_where_Phi_underflows():
+    x = -1e4
+    assert Phi(x) == 0.0
+    expected = -0.5 * x * x - np.log(-x) - 0.5 * np.log(2 * np.pi)
+    assert log_Phi(x) == pytest.approx(expected, rel=1e-8)
+    assert log_H(-x) == pytest.approx(expected, rel=1e-8)
+    assert log_H(0.0) == pytest.approx(np.log(0.5))
+
+
+@given(st.floats(-30, 30))
+def test_Phi_plus_H_is_one(x):
+    assert Phi(x) + H(x) == pytest.approx(1.0, abs=1e-15)
+    assert Phi(x) == pytest.approx(stats.norm.cdf(x), rel=1e-12, abs=1e-300)
+
+
+def test_log_cosh_stable_and_exact():
+    x = np.array([-3.0, -1e-3, 0.0, 0.5, 20.0])
+    np.testing.assert_allclose(log_cosh(x), np.log(np.cosh(x)), rtol=1e-13, atol=1e-16)
+    big = np.array([800.0, -1e6])
+    np.testing.assert_allclose(log_cosh(big), np.abs(big) - np.log(2.0), rtol=1e-15)
+    assert np.all(np.isfinite(log_cosh(big)))
+
+
+def test_logsumexp_stable():
+    a = np.array([1000.0, 1000.0])
+    assert logsumexp(a) == pytest.approx(1000.0 + np.log(2.0))
+    assert logsumexp([0.0, 0.0], b=[0.25, 0.75]) == pytest.approx(0.0, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda z: np.cos(z),
+        lambda z: z**4,
+        lambda z: np.logaddexp(0.0, 2 * z),
+        lambda z: Phi(1.3 * z + 0.2),
+    ],
+)
+def test_gauss_hermite_matches_quadrature(f):
+    expected, _ = integrate.quad(
+        lambda z: f(z) * np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi), -np.inf, np.inf,
+        epsabs=1e-13,
+    )
+    assert gaussian_expectation(f, n_nodes=80) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_gauss_hermite_exact_for_polynomials_and_normalised():
+    z, w = gauss_hermite(5)
+    assert w.sum() == pytest.approx(1.0, abs=1e-14)
+    # E z^8 = 105 needs degree 8 <= 2*5-1 = 9
+    assert np.sum(w * z**8) == pytest.approx(105.0, rel=1e-12)
+    assert not z.flags.writeable
+    assert gaussian_expectation(lambda t: t, loc=2.0, scale=3.0) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="n must be an integer in"):
+        gauss_hermite(0)
