@@ -2,7 +2,7 @@
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,7 +19,7 @@ JobsOpt = Annotated[
     int, typer.Option("--n-jobs", help="Worker processes (joblib loky); -1 for all cores.")
 ]
 SchedOpt = Annotated[
-    Optional[str],
+    str | None,
     typer.Option(
         "--scheduler",
         help="dask.distributed scheduler: tcp://HOST:PORT, or 'local' for a LocalCluster.",
@@ -42,7 +42,11 @@ def _run(specs, full, n_jobs, scheduler, out):
     mode = "full" if full else "quick"
     try:
         summaries = run_experiments(
-            specs, mode, out=out, n_jobs=n_jobs, scheduler=scheduler,
+            specs,
+            mode,
+            out=out,
+            n_jobs=n_jobs,
+            scheduler=scheduler,
             progress=sys.stderr.isatty(),
         )
     except SchedulerUnavailableError as exc:

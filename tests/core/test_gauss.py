@@ -76,7 +76,9 @@ def test_logsumexp_stable():
 )
 def test_gauss_hermite_matches_quadrature(f):
     expected, _ = integrate.quad(
-        lambda z: f(z) * np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi), -np.inf, np.inf,
+        lambda z: f(z) * np.exp(-0.5 * z * z) / np.sqrt(2 * np.pi),
+        -np.inf,
+        np.inf,
         epsabs=1e-13,
     )
     assert gaussian_expectation(f, n_nodes=80) == pytest.approx(expected, rel=1e-9, abs=1e-12)

@@ -32,8 +32,9 @@ def test_cell_streams_are_reproducible_and_independent():
     assert abs(np.corrcoef(a, c)[0, 1]) < 5 / np.sqrt(1000)
     # same stream as SeedSequence.spawn would hand out
     child = np.random.SeedSequence(7).spawn(1)[0]
-    np.testing.assert_array_equal(cell_generator(7, 0).random(5),
-                                  np.random.default_rng(child).random(5))
+    np.testing.assert_array_equal(
+        cell_generator(7, 0).random(5), np.random.default_rng(child).random(5)
+    )
     with pytest.raises(ValueError, match="non-negative"):
         cell_generator(1, -2)
 

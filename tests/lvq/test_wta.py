@@ -46,16 +46,26 @@ def test_single_step_follows_eq_1():
 def test_input_errors():
     W = np.zeros((1, 2, 3))
     with pytest.raises(ValueError, match=r"X must have shape \(1, n_steps, 3\)"):
-        wta_online_updates(W, np.zeros((1, 4, 2)), np.ones((1, 4)), [1, -1],
-                           learning_rate=0.1, a=0, b=1)
+        wta_online_updates(
+            W, np.zeros((1, 4, 2)), np.ones((1, 4)), [1, -1], learning_rate=0.1, a=0, b=1
+        )
     with pytest.raises(ValueError, match="prototype_labels must have shape"):
-        wta_online_updates(W, np.zeros((1, 4, 3)), np.ones((1, 4)), [1],
-                           learning_rate=0.1, a=0, b=1)
+        wta_online_updates(
+            W, np.zeros((1, 4, 3)), np.ones((1, 4)), [1], learning_rate=0.1, a=0, b=1
+        )
     with pytest.raises(ValueError, match=r"learning_rate must be in \[0, inf\)"):
-        wta_online_updates(W, np.zeros((1, 4, 3)), np.ones((1, 4)), [1, -1],
-                           learning_rate=-1.0, a=0, b=1)
+        wta_online_updates(
+            W, np.zeros((1, 4, 3)), np.ones((1, 4)), [1, -1], learning_rate=-1.0, a=0, b=1
+        )
     with pytest.raises(TypeError, match="float64"):
-        wta_online_updates(W.astype(np.float32), np.zeros((1, 4, 3)), np.ones((1, 4)),
-                           [1, -1], learning_rate=0.1, a=0, b=1)
+        wta_online_updates(
+            W.astype(np.float32),
+            np.zeros((1, 4, 3)),
+            np.ones((1, 4)),
+            [1, -1],
+            learning_rate=0.1,
+            a=0,
+            b=1,
+        )
     with pytest.raises(ValueError, match="rule must be one of"):
         wta_rule("lvq3")

@@ -51,8 +51,9 @@ def test_rhs_equals_monte_carlo_average_of_the_exact_recursion(algorithm):
     noise = eta**2 * theta * g**2 * v[sigma_idx][:, None]
     incr_Q[:, 0, 0] += noise[:, 0]
     incr_Q[:, 1, 1] += noise[:, 1]
-    dR, dQ = order_parameter_rhs(R, Q, a=a, b=b, p_plus=p_plus, lam=lam, eta=eta,
-                                 v_plus=v[0], v_minus=v[1])
+    dR, dQ = order_parameter_rhs(
+        R, Q, a=a, b=b, p_plus=p_plus, lam=lam, eta=eta, v_plus=v[0], v_minus=v[1]
+    )
     for mc, th in ((incr_R, dR), (incr_Q, dQ)):
         mean = mc.mean(0)
         se = mc.std(0, ddof=1) / np.sqrt(n)
@@ -141,11 +142,21 @@ def test_ode_agrees_with_simulation_at_n200(rule, p_plus, v_plus, v_minus):
     alphas = np.array([0.0, 2.0, 5.0, 10.0, 20.0])
     lam, eta, n_runs, N = 1.0, 0.2, 40, 200
     rng = np.random.default_rng(2024)
-    R, Q, eps = simulate_learning_curve(rule, alphas, n_features=N, p_plus=p_plus, lam=lam,
-                                        eta=eta, rng=rng, v_plus=v_plus, v_minus=v_minus,
-                                        n_runs=n_runs)
-    th = learning_curve(rule, alphas, p_plus=p_plus, lam=lam, eta=eta, v_plus=v_plus,
-                        v_minus=v_minus)
+    R, Q, eps = simulate_learning_curve(
+        rule,
+        alphas,
+        n_features=N,
+        p_plus=p_plus,
+        lam=lam,
+        eta=eta,
+        rng=rng,
+        v_plus=v_plus,
+        v_minus=v_minus,
+        n_runs=n_runs,
+    )
+    th = learning_curve(
+        rule, alphas, p_plus=p_plus, lam=lam, eta=eta, v_plus=v_plus, v_minus=v_minus
+    )
     for sim, theory in ((R, th.R), (Q, th.Q), (eps, th.eps_g)):
         mean = sim[:, 1:].mean(0)
         se = sim[:, 1:].std(0, ddof=1) / np.sqrt(n_runs)

@@ -88,7 +88,5 @@ def specs_for(target):
         return [_SPECS[n] for n in sorted(_SPECS)]
     by_paper = papers()
     if target not in by_paper:
-        raise UnknownExperimentError(
-            f"unknown paper {target!r}; valid: all, {', '.join(by_paper)}"
-        )
+        raise UnknownExperimentError(f"unknown paper {target!r}; valid: all, {', '.join(by_paper)}")
     return [_SPECS[n] for n in by_paper[target]]

@@ -94,17 +94,20 @@ def write_report(out="results", names=None):
         checks = evaluate_checks(spec, ds)
         results[name] = checks
         n_done = int(ds["sim_done"].sum()) if "sim_done" in ds else 0
-        figures.append({
-            "name": name,
-            "figure": spec.figure,
-            "citation": spec.citation,
-            "caption": spec.caption,
-            "png": base64.b64encode(render_png(spec, ds)).decode("ascii"),
-            "checks": checks,
-            "n_passed": sum(c.passed for c in checks),
-            "attrs": dict(ds.attrs),
-            "n_seeds_done": n_done // max(1, int(np.prod([len(v) for v in spec.grid.values()]))),
-        })
+        figures.append(
+            {
+                "name": name,
+                "figure": spec.figure,
+                "citation": spec.citation,
+                "caption": spec.caption,
+                "png": base64.b64encode(render_png(spec, ds)).decode("ascii"),
+                "checks": checks,
+                "n_passed": sum(c.passed for c in checks),
+                "attrs": dict(ds.attrs),
+                "n_seeds_done": n_done
+                // max(1, int(np.prod([len(v) for v in spec.grid.values()]))),
+            }
+        )
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     source = resources.files("statmechlearn.experiments").joinpath("templates/report.html.j2")
     template = env.from_string(source.read_text(encoding="utf-8"))

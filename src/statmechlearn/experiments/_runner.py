@@ -89,7 +89,9 @@ def empty_dataset(spec, mode):
     for var, dims in spec.outputs.items():
         missing = [d for d in dims if d not in out_coords]
         if missing:
-            raise ValueError(f"spec {spec.name!r}: output {var!r} has dims {missing} without coords")
+            raise ValueError(
+                f"spec {spec.name!r}: output {var!r} has dims {missing} without coords"
+            )
         shape = tuple(len(out_coords[d]) for d in dims)
         lead_dims = grid_dims + (("seed",) if var.startswith("sim_") else ())
         lead_shape = grid_shape + ((n_seeds,) if var.startswith("sim_") else ())
@@ -98,8 +100,8 @@ def empty_dataset(spec, mode):
         data_vars["theory_done"] = (grid_dims, np.zeros(grid_shape, dtype=bool))
         data_vars["theory_wall_s"] = (grid_dims, np.full(grid_shape, np.nan))
     if spec.simulation is not None:
-        data_vars["sim_done"] = (grid_dims + ("seed",), np.zeros(grid_shape + (n_seeds,), bool))
-        data_vars["sim_wall_s"] = (grid_dims + ("seed",), np.full(grid_shape + (n_seeds,), np.nan))
+        data_vars["sim_done"] = ((*grid_dims, "seed"), np.zeros((*grid_shape, n_seeds), bool))
+        data_vars["sim_wall_s"] = ((*grid_dims, "seed"), np.full((*grid_shape, n_seeds), np.nan))
     attrs = {
         "name": spec.name,
         "mode": mode,
@@ -140,9 +142,9 @@ def _missing_tasks(spec, mode, ds):
             tasks.append(("theory", spec.theory, point, settings, None, idx))
         if spec.simulation is not None:
             for seed in range(settings["n_seeds"]):
-                if not bool(ds["sim_done"].values[idx + (seed,)]):
+                if not bool(ds["sim_done"].values[(*idx, seed)]):
                     key = (spec.base_seed, flat, seed)
-                    tasks.append(("sim", spec.simulation, point, settings, key, idx + (seed,)))
+                    tasks.append(("sim", spec.simulation, point, settings, key, (*idx, seed)))
     return tasks
 
 
@@ -150,15 +152,11 @@ def _store_cell(spec, ds, kind, index, out, wall):
     prefix = "theory_" if kind == "theory" else "sim_"
     expected = {v for v in spec.outputs if v.startswith(prefix)}
     if set(out) != expected:
-        raise ValueError(
-            f"{spec.name}: {kind} returned {sorted(out)}, expected {sorted(expected)}"
-        )
+        raise ValueError(f"{spec.name}: {kind} returned {sorted(out)}, expected {sorted(expected)}")
     for var, value in out.items():
         target = ds[var].values[index]
         if value.shape != target.shape:
-            raise ValueError(
-                f"{spec.name}: {var} has shape {value.shape}, expected {target.shape}"
-            )
+            raise ValueError(f"{spec.name}: {var} has shape {value.shape}, expected {target.shape}")
         ds[var].values[index] = value
     ds[f"{prefix}done"].values[index] = True
     ds[f"{prefix}wall_s"].values[index] = wall
@@ -231,14 +229,18 @@ def executor(n_jobs=1, scheduler=None, connect_timeout=10.0):
     try:
         if scheduler == "local":
             cluster = LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True,
-                host="127.0.0.1", dashboard_address=None,
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
             )
             client = Client(cluster)
         else:
             if not scheduler.startswith(("tcp://", "tls://", "inproc://", "ws://", "wss://")):
                 raise SchedulerUnavailableError(
-                    f"scheduler must be 'local' or an address like tcp://HOST:PORT, got {scheduler!r}"
+                    "scheduler must be 'local' or an address like tcp://HOST:PORT, "
+                    f"got {scheduler!r}"
                 )
             client = Client(scheduler, timeout=connect_timeout)
     except SchedulerUnavailableError:
@@ -310,8 +312,13 @@ def run_experiment(
     last_flush = time.monotonic()
     if tasks:
         ctx = executor(n_jobs, scheduler) if _executor is None else _nullcontext(_executor)
-        bar = tqdm(total=len(tasks), desc=f"{spec.name} ({mode})", unit="cell",
-                   disable=not progress, leave=False)
+        bar = tqdm(
+            total=len(tasks),
+            desc=f"{spec.name} ({mode})",
+            unit="cell",
+            disable=not progress,
+            leave=False,
+        )
         try:
             with ctx as ex:
                 for kind, index, result, wall in ex.imap_unordered(_execute_cell, tasks):
@@ -327,8 +334,16 @@ def run_experiment(
                 _flush(store, ds, path)
     elif not path.exists():
         _flush(store, ds, path)
-    return RunSummary(spec.name, mode, path, n_cells, computed, n_cells - len(tasks),
-                      time.perf_counter() - start, ds)
+    return RunSummary(
+        spec.name,
+        mode,
+        path,
+        n_cells,
+        computed,
+        n_cells - len(tasks),
+        time.perf_counter() - start,
+        ds,
+    )
 
 
 @contextmanager
@@ -346,8 +361,7 @@ def _flush(store, ds, path):
     store.save(ds, path)
 
 
-def run_experiments(specs, mode="quick", *, out="results", n_jobs=1, scheduler=None,
-                    progress=True):
+def run_experiments(specs, mode="quick", *, out="results", n_jobs=1, scheduler=None, progress=True):
     """Run several specs through one executor (one dask client for all).
 
     Parameters
@@ -361,6 +375,4 @@ def run_experiments(specs, mode="quick", *, out="results", n_jobs=1, scheduler=N
     list of RunSummary
     """
     with executor(n_jobs, scheduler) as ex:
-        return [
-            run_experiment(s, mode, out=out, progress=progress, _executor=ex) for s in specs
-        ]
+        return [run_experiment(s, mode, out=out, progress=progress, _executor=ex) for s in specs]

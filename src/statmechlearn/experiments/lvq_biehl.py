@@ -27,7 +27,17 @@ _SYMBOL = {1: "+", -1: "-"}
 
 
 def simulate_learning_curve(
-    rule, alphas, *, n_features, p_plus, lam, eta, rng, v_plus=1.0, v_minus=1.0, init=None,
+    rule,
+    alphas,
+    *,
+    n_features,
+    p_plus,
+    lam,
+    eta,
+    rng,
+    v_plus=1.0,
+    v_minus=1.0,
+    init=None,
     n_runs=1,
 ):
     """Monte Carlo of on-line WTA learning with two prototypes (eq. 1).
@@ -60,8 +70,9 @@ def simulate_learning_curve(
         Exact generalization error of the prototypes at each time.
     """
     a, b = wta_rule(rule)
-    model = LabeledMixture(n_features=n_features, p_plus=p_plus, lam=lam, v_plus=v_plus,
-                           v_minus=v_minus)
+    model = LabeledMixture(
+        n_features=n_features, p_plus=p_plus, lam=lam, v_plus=v_plus, v_minus=v_minus
+    )
     R0, Q0 = paper_initial_overlaps() if init is None else init
     W = np.stack([model.prototypes_from_overlaps(R0, Q0, rng) for _ in range(n_runs)])
     steps = np.round(np.asarray(alphas, dtype=float) * n_features).astype(np.int64)
@@ -97,18 +108,23 @@ def _fig2_coords(settings):
 def _fig2_theory(point, settings):
     c = _fig2_coords(settings)
     alphas = np.union1d(c["alpha"], c["alpha_sim"])
-    curve = learning_curve("lvq1", alphas, p_plus=point["p_plus"], lam=point["lam"],
-                           eta=point["eta"])
+    curve = learning_curve(
+        "lvq1", alphas, p_plus=point["p_plus"], lam=point["lam"], eta=point["eta"]
+    )
     take = np.searchsorted(alphas, c["alpha"])
-    return {"theory_R": curve.R[take], "theory_Q": curve.Q[take],
-            "theory_eps_g": curve.eps_g[take]}
+    return {"theory_R": curve.R[take], "theory_Q": curve.Q[take], "theory_eps_g": curve.eps_g[take]}
 
 
 def _fig2_simulation(point, settings, rng):
     alphas = _fig2_coords(settings)["alpha_sim"]
     R, Q, eps = simulate_learning_curve(
-        "lvq1", alphas, n_features=settings["n_features"], p_plus=point["p_plus"],
-        lam=point["lam"], eta=point["eta"], rng=rng,
+        "lvq1",
+        alphas,
+        n_features=settings["n_features"],
+        p_plus=point["p_plus"],
+        lam=point["lam"],
+        eta=point["eta"],
+        rng=rng,
     )
     return {"sim_R": R[0], "sim_Q": Q[0], "sim_eps_g": eps[0]}
 
@@ -154,10 +170,19 @@ def plot_fig2(ds, ax=None):
         for i, (s, t) in enumerate(pairs):
             sel = {dims[0]: s, dims[1]: t}
             label = f"${var}_{{{_SYMBOL[s]}{_SYMBOL[t]}}}$"
-            panel.plot(ds["alpha"], ds[f"theory_{var}"].sel(sel), color=colors[i], lw=1.5,
-                       label=label)
-            panel.errorbar(ds["alpha_sim"], mean.sel(sel), yerr=se.sel(sel), fmt="o", ms=3.5,
-                           color=colors[i], mfc="none", capsize=2)
+            panel.plot(
+                ds["alpha"], ds[f"theory_{var}"].sel(sel), color=colors[i], lw=1.5, label=label
+            )
+            panel.errorbar(
+                ds["alpha_sim"],
+                mean.sel(sel),
+                yerr=se.sel(sel),
+                fmt="o",
+                ms=3.5,
+                color=colors[i],
+                mfc="none",
+                capsize=2,
+            )
         panel.set_xlabel(r"$\alpha$")
         panel.set_ylabel(f"${var}$")
         panel.legend(frameon=False, fontsize=9)
@@ -173,14 +198,25 @@ def _fig2_checks(settings):
         for s in LABELS:
             for t in LABELS:
                 q = f"R_{_SYMBOL[s]}{_SYMBOL[t]}(α={a:g})"
-                checks.append(Check(q, ("theory_R", {"alpha": a, "S": s, "sigma": t}),
-                                    ("sim_R", {"alpha_sim": a, "S": s, "sigma": t})))
+                checks.append(
+                    Check(
+                        q,
+                        ("theory_R", {"alpha": a, "S": s, "sigma": t}),
+                        ("sim_R", {"alpha_sim": a, "S": s, "sigma": t}),
+                    )
+                )
         for s, t in ((1, 1), (1, -1), (-1, -1)):
             q = f"Q_{_SYMBOL[s]}{_SYMBOL[t]}(α={a:g})"
-            checks.append(Check(q, ("theory_Q", {"alpha": a, "S": s, "T": t}),
-                                ("sim_Q", {"alpha_sim": a, "S": s, "T": t})))
-        checks.append(Check(f"ε_g(α={a:g})", ("theory_eps_g", {"alpha": a}),
-                            ("sim_eps_g", {"alpha_sim": a})))
+            checks.append(
+                Check(
+                    q,
+                    ("theory_Q", {"alpha": a, "S": s, "T": t}),
+                    ("sim_Q", {"alpha_sim": a, "S": s, "T": t}),
+                )
+            )
+        checks.append(
+            Check(f"ε_g(α={a:g})", ("theory_eps_g", {"alpha": a}), ("sim_eps_g", {"alpha_sim": a}))
+        )
     return checks
 
 
@@ -199,10 +235,20 @@ FIG2 = register(
         ),
         grid={"p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)},
         settings={
-            "quick": {"n_features": 200, "n_seeds": 24, "alpha_max": 50.0,
-                      "alpha_step_sim": 5.0, "n_theory_points": 201},
-            "full": {"n_features": 200, "n_seeds": 100, "alpha_max": 50.0,
-                     "alpha_step_sim": 2.5, "n_theory_points": 401},
+            "quick": {
+                "n_features": 200,
+                "n_seeds": 24,
+                "alpha_max": 50.0,
+                "alpha_step_sim": 5.0,
+                "n_theory_points": 201,
+            },
+            "full": {
+                "n_features": 200,
+                "n_seeds": 100,
+                "alpha_max": 50.0,
+                "alpha_step_sim": 2.5,
+                "n_theory_points": 401,
+            },
         },
         outputs={
             "theory_R": ("alpha", "S", "sigma"),

@@ -143,8 +143,7 @@ class LabeledMixture:
         W = np.asarray(prototypes, dtype=float)
         if W.ndim < 2 or W.shape[-1] != self.n_features:
             raise ValueError(
-                f"prototypes must have shape (..., n_prototypes, {self.n_features}), "
-                f"got {W.shape}"
+                f"prototypes must have shape (..., n_prototypes, {self.n_features}), got {W.shape}"
             )
         R = W @ self.basis.T
         Q = W @ np.swapaxes(W, -1, -2)
@@ -173,7 +172,7 @@ class LabeledMixture:
         if R.shape[1] != 2:
             raise ValueError(f"R must have shape (K, 2), got {R.shape}")
         Q = check_array_finite(Q, "Q", shape=(K, K))
-        if K > self.n_features - 2:
+        if self.n_features - 2 < K:
             raise ValueError(f"at most n_features - 2 = {self.n_features - 2} prototypes, got {K}")
         residual = Q - R @ R.T
         evals, evecs = np.linalg.eigh(0.5 * (residual + residual.T))
@@ -210,7 +209,9 @@ class LabeledMixture:
                 "generalization_error needs two prototypes with labels +1 and -1, "
                 f"shape (..., 2, {self.n_features}); got {W.shape} and {labels}"
             )
-        w_plus, w_minus = (W[..., 0, :], W[..., 1, :]) if labels[0] == 1 else (W[..., 1, :], W[..., 0, :])
+        w_plus, w_minus = (
+            (W[..., 0, :], W[..., 1, :]) if labels[0] == 1 else (W[..., 1, :], W[..., 0, :])
+        )
         diff = w_plus - w_minus
         offset = 0.5 * (np.sum(w_plus**2, -1) - np.sum(w_minus**2, -1))
         norm = np.linalg.norm(diff, axis=-1)

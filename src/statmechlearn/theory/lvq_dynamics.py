@@ -221,8 +221,8 @@ def _pack(R, Q):
 
 
 def _unpack(y):
-    R = y[..., :4].reshape(y.shape[:-1] + (2, 2))
-    Q = np.empty(y.shape[:-1] + (2, 2))
+    R = y[..., :4].reshape((*y.shape[:-1], 2, 2))
+    Q = np.empty((*y.shape[:-1], 2, 2))
     Q[..., 0, 0] = y[..., 4]
     Q[..., 0, 1] = Q[..., 1, 0] = y[..., 5]
     Q[..., 1, 1] = y[..., 6]

@@ -1,0 +1,37 @@
+"""Same seeds give identical numbers on every backend."""
+
+import numpy as np
+import pytest
+
+from statmechlearn.experiments import SchedulerUnavailableError, run_experiment
+from statmechlearn.experiments._runner import executor
+
+
+def _values(summary):
+    ds = summary.dataset
+    return {v: ds[v].values for v in ds.data_vars if not v.endswith("wall_s")}
+
+
+def test_serial_loky_and_dask_give_identical_results(tmp_path, small_spec):
+    pytest.importorskip("distributed")
+    serial = run_experiment(small_spec, "quick", out=tmp_path / "serial", progress=False)
+    loky = run_experiment(small_spec, "quick", out=tmp_path / "loky", n_jobs=2, progress=False)
+    dask = run_experiment(
+        small_spec, "quick", out=tmp_path / "dask", n_jobs=2, scheduler="local", progress=False
+    )
+    ref = _values(serial)
+    for other in (loky, dask):
+        got = _values(other)
+        assert got.keys() == ref.keys()
+        for name in ref:
+            np.testing.assert_array_equal(got[name], ref[name], err_msg=name)
+
+
+def test_unreachable_scheduler_says_so():
+    pytest.importorskip("distributed")
+    unreachable = executor(1, "tcp://127.0.0.1:9", connect_timeout=1.0)
+    with pytest.raises(SchedulerUnavailableError, match="cannot reach dask scheduler"):
+        unreachable.__enter__()
+    malformed = executor(1, "localhost:8786")
+    with pytest.raises(SchedulerUnavailableError, match="tcp://HOST:PORT"):
+        malformed.__enter__()

@@ -1,0 +1,85 @@
+import numpy as np
+import pytest
+import xarray as xr
+
+from statmechlearn.experiments import ResultStore, _runner, run_experiment
+from statmechlearn.experiments._store import spec_hash
+
+
+def test_round_trip_and_cache(tmp_path, small_spec):
+    first = run_experiment(small_spec, "quick", out=tmp_path, progress=False)
+    assert first.n_computed == first.n_cells == 2 * (1 + 6)
+    stored = ResultStore(tmp_path / "store").load(small_spec, "quick")
+    xr.testing.assert_identical(stored.drop_attrs(), first.dataset.drop_attrs())
+    assert bool(stored["sim_done"].all()) and bool(stored["theory_done"].all())
+    again = run_experiment(small_spec, "quick", out=tmp_path, progress=False)
+    assert again.n_computed == 0 and again.n_cached == first.n_cells
+
+
+def test_spec_hash_tracks_settings_and_mode(small_spec):
+    import dataclasses
+
+    other = dataclasses.replace(
+        small_spec,
+        settings={**small_spec.settings, "quick": dict(small_spec.settings["quick"], n_seeds=7)},
+    )
+    assert spec_hash(small_spec, "quick") != spec_hash(other, "quick")
+    assert spec_hash(small_spec, "quick") != spec_hash(small_spec, "full")
+    assert spec_hash(small_spec, "full") == spec_hash(other, "full")
+
+
+def test_resume_after_interruption_recomputes_only_missing(tmp_path, small_spec, monkeypatch):
+    reference = run_experiment(small_spec, "quick", out=tmp_path / "ref", progress=False)
+
+    real = _runner._execute_cell
+    calls = {"n": 0}
+
+    def interrupting(task):
+        calls["n"] += 1
+        if calls["n"] == 6:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(_runner, "_execute_cell", interrupting)
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(small_spec, "quick", out=tmp_path / "run", progress=False)
+    monkeypatch.setattr(_runner, "_execute_cell", real)
+
+    partial = ResultStore(tmp_path / "run" / "store").load(small_spec, "quick")
+    n_saved = int(partial["sim_done"].sum() + partial["theory_done"].sum())
+    assert n_saved == 5  # every finished cell was flushed on the interrupt
+
+    resumed = run_experiment(small_spec, "quick", out=tmp_path / "run", progress=False)
+    assert resumed.n_cached == 5 and resumed.n_computed == reference.n_cells - 5
+    data_vars = [v for v in reference.dataset.data_vars if not v.endswith("wall_s")]
+    xr.testing.assert_identical(
+        resumed.dataset[data_vars].drop_attrs(), reference.dataset[data_vars].drop_attrs()
+    )
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "tamper"])
+def test_damaged_file_is_detected_and_recomputed(tmp_path, small_spec, damage):
+    first = run_experiment(small_spec, "quick", out=tmp_path, progress=False)
+    path = first.path
+    if damage == "truncate":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        path.write_bytes(b"not a netcdf file")
+    else:  # readable file whose numbers were changed behind the checksum's back
+        ds = xr.open_dataset(path, engine="h5netcdf").load()
+        ds["sim_R"].values[..., 0, 0, 0] += 1.0
+        path.unlink()
+        ds.to_netcdf(path, engine="h5netcdf")
+    with pytest.warns(RuntimeWarning, match="recomputing"):
+        again = run_experiment(small_spec, "quick", out=tmp_path, progress=False)
+    assert again.n_computed == first.n_cells
+    assert path.with_suffix(".nc.damaged").exists()
+    np.testing.assert_array_equal(again.dataset["sim_R"].values, first.dataset["sim_R"].values)
+
+
+def test_bad_mode_and_n_jobs(tmp_path, small_spec):
+    with pytest.raises(ValueError, match="mode must be one of quick, full"):
+        run_experiment(small_spec, "medium", out=tmp_path)
+    with pytest.raises(ValueError, match="n_jobs must be a positive integer or -1"):
+        run_experiment(small_spec, "quick", out=tmp_path, n_jobs=0)
