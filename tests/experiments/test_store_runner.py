@@ -83,3 +83,16 @@ def test_bad_mode_and_n_jobs(tmp_path, small_spec):
         run_experiment(small_spec, "medium", out=tmp_path)
     with pytest.raises(ValueError, match="n_jobs must be a positive integer or -1"):
         run_experiment(small_spec, "quick", out=tmp_path, n_jobs=0)
+
+
+def test_latest_ignores_files_of_a_changed_spec(tmp_path, small_spec):
+    import dataclasses
+
+    run_experiment(small_spec, "quick", out=tmp_path, progress=False)
+    changed = dataclasses.replace(
+        small_spec,
+        settings={**small_spec.settings, "quick": dict(small_spec.settings["quick"], n_seeds=3)},
+    )
+    store = ResultStore(tmp_path / "store")
+    assert store.latest(changed) is None
+    assert store.latest(small_spec).attrs["n_seeds"] == 6

@@ -88,7 +88,7 @@ def write_report(out="results", names=None):
     figures, results = [], {}
     for name in names:
         spec = _registry.get(name)
-        ds = store.latest(name)
+        ds = store.latest(spec)
         if ds is None:
             continue
         checks = evaluate_checks(spec, ds)

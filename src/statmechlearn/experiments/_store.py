@@ -175,22 +175,27 @@ class ResultStore:
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def latest(self, name):
-        """Most recently written readable dataset of experiment ``name``, any mode.
+    def latest(self, spec, modes=("quick", "full")):
+        """Most recently written dataset of ``spec`` that matches its current hash.
+
+        Files of an older version or a changed spec are ignored (they stay on
+        disk until removed), so the report never mixes a spec with stale numbers.
 
         Parameters
         ----------
-        name : str
+        spec : FigureSpec
+        modes : sequence of str, default=("quick", "full")
 
         Returns
         -------
         xarray.Dataset or None
         """
-        candidates = sorted(
-            self.root.glob(f"{name}__*.nc"), key=lambda p: p.stat().st_mtime, reverse=True
+        paths = [(self.path(spec, m), m) for m in modes]
+        paths = sorted(
+            (p for p in paths if p[0].exists()), key=lambda p: p[0].stat().st_mtime, reverse=True
         )
-        for path in candidates:
-            ds = self._read_verified(path)
+        for _, mode in paths:
+            ds = self.load(spec, mode)
             if ds is not None:
                 return ds
         return None
