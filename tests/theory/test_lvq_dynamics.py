@@ -162,3 +162,10 @@ def test_ode_agrees_with_simulation_at_n200(rule, p_plus, v_plus, v_minus):
         se = sim[:, 1:].std(0, ddof=1) / np.sqrt(n_runs)
         z = np.abs(mean - theory[1:]) / se
         assert np.all(z < 4.5), z
+
+
+def test_theory_and_kernel_name_the_same_rules():
+    # theory may not import lvq (layering), so the (a, b) table exists twice: keep them equal
+    from statmechlearn.lvq import WTA_RULES
+
+    assert WTA_RULES == WTA_ALGORITHMS
