@@ -35,3 +35,14 @@ def test_unreachable_scheduler_says_so():
     malformed = executor(1, "localhost:8786")
     with pytest.raises(SchedulerUnavailableError, match="tcp://HOST:PORT"):
         malformed.__enter__()
+
+
+def test_cached_run_starts_no_workers(tmp_path, small_spec, monkeypatch):
+    from statmechlearn.experiments import _runner, run_experiments
+
+    run_experiments([small_spec], out=tmp_path, progress=False)
+    started = []
+    real = _runner.executor
+    monkeypatch.setattr(_runner, "executor", lambda *a, **k: started.append(a) or real(*a, **k))
+    (summary,) = run_experiments([small_spec], out=tmp_path, scheduler="local", progress=False)
+    assert summary.n_computed == 0 and started == []

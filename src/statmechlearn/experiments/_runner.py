@@ -12,7 +12,7 @@ import json
 import math
 import os
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -311,7 +311,7 @@ def run_experiment(
     computed = 0
     last_flush = time.monotonic()
     if tasks:
-        ctx = executor(n_jobs, scheduler) if _executor is None else _nullcontext(_executor)
+        ctx = executor(n_jobs, scheduler) if _executor is None else nullcontext(_executor)
         bar = tqdm(
             total=len(tasks),
             desc=f"{spec.name} ({mode})",
@@ -346,11 +346,6 @@ def run_experiment(
     )
 
 
-@contextmanager
-def _nullcontext(value):
-    yield value
-
-
 def _flush(store, ds, path):
     wall = 0.0
     for var in ("theory_wall_s", "sim_wall_s"):
@@ -374,5 +369,20 @@ def run_experiments(specs, mode="quick", *, out="results", n_jobs=1, scheduler=N
     -------
     list of RunSummary
     """
-    with executor(n_jobs, scheduler) as ex:
-        return [run_experiment(s, mode, out=out, progress=progress, _executor=ex) for s in specs]
+    with ExitStack() as stack:
+        shared = _LazyExecutor(stack, n_jobs, scheduler)
+        return [
+            run_experiment(s, mode, out=out, progress=progress, _executor=shared) for s in specs
+        ]
+
+
+class _LazyExecutor:
+    """Starts the real executor on first use, so a fully cached run starts no workers."""
+
+    def __init__(self, stack, n_jobs, scheduler):
+        self._stack, self._args, self._executor = stack, (n_jobs, scheduler), None
+
+    def imap_unordered(self, fn, tasks):
+        if self._executor is None:
+            self._executor = self._stack.enter_context(executor(*self._args))
+        return self._executor.imap_unordered(fn, tasks)
