@@ -2,6 +2,8 @@
 
 ``w_S <- w_S + learning_rate * Theta_S * g(S, sigma) * (xi - w_S)`` with
 ``g = a + b * S * sigma`` and ``Theta_S = 1`` for the prototype closest to xi.
+Labels are compared for equality (``g = a + b`` if S equals sigma, else
+``a - b``), which is the product form for labels +-1 and any number of classes.
 For the paper's scaling pass ``learning_rate = eta / N``.
 
 :func:`wta_online_updates` is the numba kernel; :func:`wta_online_updates_numpy`
@@ -13,6 +15,7 @@ import numba
 import numpy as np
 
 from statmechlearn._core.validation import check_real
+from statmechlearn.lvq._kernels import wta_step
 
 __all__ = ["WTA_RULES", "wta_online_updates", "wta_online_updates_numpy", "wta_rule"]
 
@@ -40,24 +43,9 @@ def wta_rule(name):
 
 @numba.njit(cache=True, nogil=True)
 def _wta_kernel(W, X, y, labels, learning_rate, a, b):  # pragma: no cover - compiled
-    n_runs, n_steps, n_features = X.shape
-    n_protos = W.shape[1]
-    for r in range(n_runs):
-        for t in range(n_steps):
-            best = 0
-            best_d = np.inf
-            for k in range(n_protos):
-                d = 0.0
-                for i in range(n_features):
-                    diff = X[r, t, i] - W[r, k, i]
-                    d += diff * diff
-                if d < best_d:
-                    best_d = d
-                    best = k
-            step = learning_rate * (a + b * labels[best] * y[r, t])
-            if step != 0.0:
-                for i in range(n_features):
-                    W[r, best, i] += step * (X[r, t, i] - W[r, best, i])
+    for r in range(X.shape[0]):
+        for t in range(X.shape[1]):
+            wta_step(W[r], X[r, t], y[r, t], labels, learning_rate, a, b)
 
 
 def _check_inputs(W, X, y, prototype_labels):
@@ -91,7 +79,8 @@ def wta_online_updates(prototypes, X, y, prototype_labels, *, learning_rate, a, 
     X : array_like of shape (n_runs, n_steps, n_features)
         Examples, presented in order along axis 1.
     y : array_like of shape (n_runs, n_steps)
-        Labels of the examples (the ``sigma`` of eq. 1), usually +-1.
+        Labels of the examples (the ``sigma`` of eq. 1), usually +-1;
+        compared with ``prototype_labels`` for equality.
     prototype_labels : array_like of shape (n_prototypes,)
         Labels ``S`` of the prototypes.
     learning_rate : float
@@ -136,6 +125,6 @@ def wta_online_updates_numpy(prototypes, X, y, prototype_labels, *, learning_rat
         x = X[:, t, :]
         d = np.sum((x[:, None, :] - prototypes) ** 2, axis=-1)
         best = np.argmin(d, axis=1)
-        step = learning_rate * (a + b * labels[best] * y[:, t])
+        step = learning_rate * np.where(labels[best] == y[:, t], a + b, a - b)
         prototypes[runs, best] += step[:, None] * (x - prototypes[runs, best])
     return prototypes
