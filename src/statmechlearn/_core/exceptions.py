@@ -1,5 +1,7 @@
 """Exceptions and warnings raised by statmechlearn solvers."""
 
+from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning
+
 __all__ = ["ConvergenceError", "ConvergenceWarning"]
 
 
@@ -19,5 +21,8 @@ class ConvergenceError(RuntimeError):
         self.diagnostics = dict(diagnostics or {})
 
 
-class ConvergenceWarning(UserWarning):
-    """A solver stopped early or a result may be inaccurate."""
+class ConvergenceWarning(_SklearnConvergenceWarning):
+    """A solver stopped early or a result may be inaccurate.
+
+    A subclass of scikit-learn's, so one warnings filter silences both.
+    """

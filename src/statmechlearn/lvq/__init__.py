@@ -1,9 +1,14 @@
 """Learning vector quantization.
 
-The on-line winner-takes-all kernel of Biehl, Ghosh & Hammer eq. (1)
-(numba, with a NumPy twin) drives both the simulations and the estimators.
+Estimators (scikit-learn compatible, with ``partial_fit``): :class:`LVQ1`,
+:class:`LVQPlus`, :class:`LVQ21`, :class:`GLVQ` and the quantizer
+:class:`VQ`. The on-line winner-takes-all kernel of Biehl, Ghosh & Hammer
+eq. (1) (numba, with a NumPy twin) drives both the simulations and the
+estimators.
 """
 
+from statmechlearn.lvq._classifiers import GLVQ, LVQ1, LVQ21, LVQPlus
+from statmechlearn.lvq._vq import VQ
 from statmechlearn.lvq._wta import (
     WTA_RULES,
     wta_online_updates,
@@ -11,4 +16,14 @@ from statmechlearn.lvq._wta import (
     wta_rule,
 )
 
-__all__ = ["WTA_RULES", "wta_online_updates", "wta_online_updates_numpy", "wta_rule"]
+__all__ = [
+    "GLVQ",
+    "LVQ1",
+    "LVQ21",
+    "VQ",
+    "WTA_RULES",
+    "LVQPlus",
+    "wta_online_updates",
+    "wta_online_updates_numpy",
+    "wta_rule",
+]

@@ -1,0 +1,208 @@
+"""Shared machinery of the prototype estimators: validation, initialisation, schedules.
+
+Kept apart from the estimators so that :class:`~statmechlearn.lvq.VQ` (a
+quantizer) and the classifiers share one tested implementation of the
+parts that are not the learning rule.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.cluster import KMeans
+
+from statmechlearn._core.exceptions import ConvergenceWarning
+from statmechlearn._core.validation import check_choice, check_int, check_real
+
+__all__ = [
+    "SCHEDULES",
+    "check_common_params",
+    "epoch_learning_rate",
+    "init_prototypes",
+    "prototype_counts",
+    "squared_distances",
+    "warn_not_converged",
+]
+
+#: Learning-rate schedules of ``fit``, as a function of the epoch e = 0, 1, ...
+SCHEDULES = ("constant", "inverse", "linear")
+
+
+def check_common_params(est):
+    """Validate the hyper-parameters every prototype estimator shares.
+
+    Parameters
+    ----------
+    est : estimator
+        Has ``learning_rate``, ``learning_rate_schedule``, ``max_iter``,
+        ``tol`` and ``shuffle``.
+
+    Returns
+    -------
+    dict
+        The validated values.
+    """
+    return {
+        "learning_rate": check_real(
+            est.learning_rate, "learning_rate", minimum=0.0, include_min=False
+        ),
+        "schedule": check_choice(est.learning_rate_schedule, "learning_rate_schedule", SCHEDULES),
+        "max_iter": check_int(est.max_iter, "max_iter", minimum=1),
+        "tol": check_real(est.tol, "tol", minimum=0.0),
+    }
+
+
+def epoch_learning_rate(learning_rate, schedule, epoch, max_iter):
+    """Learning rate of epoch ``epoch`` (0-based) under a schedule.
+
+    ``"constant"``: ``learning_rate``; ``"inverse"``: ``learning_rate / (1 +
+    epoch)`` (steps sum to infinity, squares do not: the Robbins-Monro
+    conditions, per epoch); ``"linear"``: ``learning_rate * (1 - epoch /
+    max_iter)``, Kohonen's LVQ_PAK schedule.
+
+    Parameters
+    ----------
+    learning_rate : float
+    schedule : {"constant", "inverse", "linear"}
+    epoch : int
+    max_iter : int
+
+    Returns
+    -------
+    float
+    """
+    if schedule == "constant":
+        return learning_rate
+    if schedule == "inverse":
+        return learning_rate / (1.0 + epoch)
+    return learning_rate * (1.0 - epoch / max_iter)
+
+
+def prototype_counts(n_prototypes, n_classes):
+    """Per-class prototype counts from an int or one count per class.
+
+    Parameters
+    ----------
+    n_prototypes : int or array_like of int
+        Prototypes per class.
+    n_classes : int
+
+    Returns
+    -------
+    ndarray of shape (n_classes,), int64
+    """
+    if isinstance(n_prototypes, numbers.Integral) and not isinstance(n_prototypes, bool):
+        counts = np.full(n_classes, int(n_prototypes), dtype=np.int64)
+    else:
+        arr = np.asarray(n_prototypes)
+        if arr.ndim != 1 or arr.size != n_classes or not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(
+                "n_prototypes_per_class must be a positive int or a sequence of "
+                f"{n_classes} positive ints (one per class, in the order of classes_); "
+                f"got {n_prototypes!r}"
+            )
+        counts = arr.astype(np.int64)
+    if np.any(counts < 1):
+        raise ValueError(
+            f"n_prototypes_per_class must be >= 1 for every class; got {n_prototypes!r}"
+        )
+    return counts
+
+
+def squared_distances(X, W):
+    """Squared Euclidean distances, shape (n_samples, n_prototypes), clipped at 0.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    W : ndarray of shape (n_prototypes, n_features)
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_prototypes)
+    """
+    d = np.einsum("ij,ij->i", X, X)[:, None] - 2.0 * X @ W.T + np.einsum("ij,ij->i", W, W)[None, :]
+    return np.maximum(d, 0.0)
+
+
+def _check_init_array(init, shape):
+    arr = np.array(init, dtype=np.float64)
+    if arr.shape != shape:
+        raise ValueError(f"init array must have shape {shape}, got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("init array must contain only finite values")
+    return np.ascontiguousarray(arr)
+
+
+def _class_block(Xc, k, init, rng, name):
+    """``k`` starting prototypes from the samples ``Xc`` of one group."""
+    if init == "class-mean":
+        mean = Xc.mean(axis=0)
+        if k == 1:
+            return mean[None, :]
+        # identical copies would tie for ever (the lowest index always wins)
+        scale = 1e-2 * (Xc.std(axis=0) + 1e-12)
+        return mean + scale * rng.standard_normal((k, Xc.shape[1]))
+    if Xc.shape[0] < k:
+        raise ValueError(
+            f"init={init!r} needs at least {k} samples of {name}, which has {Xc.shape[0]}; "
+            "lower n_prototypes_per_class or use init='class-mean'"
+        )
+    if init == "random-sample":
+        return Xc[rng.choice(Xc.shape[0], size=k, replace=False)]
+    seed = int(rng.integers(2**31 - 1))
+    with warnings.catch_warnings():
+        # duplicate points give fewer distinct clusters than k; prototypes still separate
+        warnings.simplefilter("ignore")
+        km = KMeans(n_clusters=k, n_init=1, random_state=seed).fit(Xc)
+    return km.cluster_centers_
+
+
+def init_prototypes(X, y_codes, counts, init, rng, *, group_names=None):
+    """Starting prototypes, grouped by class in the order of ``counts``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    y_codes : ndarray of shape (n_samples,) of int or None
+        Class index of each sample, or None for one group (unsupervised).
+    counts : ndarray of shape (n_groups,)
+        Prototypes per group.
+    init : {"class-mean", "random-sample", "kmeans"} or array_like
+        Strategy, or the prototypes themselves, shape (counts.sum(), n_features).
+    rng : numpy.random.Generator
+    group_names : sequence, optional
+        Names used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (counts.sum(), n_features), C-contiguous float64
+    """
+    shape = (int(counts.sum()), X.shape[1])
+    if not isinstance(init, str):
+        return _check_init_array(init, shape)
+    check_choice(init, "init", ("class-mean", "random-sample", "kmeans"))
+    blocks = []
+    for c, k in enumerate(counts):
+        if y_codes is None:
+            Xc, name = X, "the data"
+        else:
+            Xc = X[y_codes == c]
+            name = f"class {group_names[c]!r}" if group_names is not None else f"class {c}"
+            if Xc.shape[0] == 0:
+                # partial_fit's first batch may lack a class: start at the batch mean
+                Xc = X
+        blocks.append(_class_block(Xc, int(k), init, rng, name))
+    return np.ascontiguousarray(np.vstack(blocks), dtype=np.float64)
+
+
+def warn_not_converged(est, max_iter, shift):
+    """Issue the ConvergenceWarning of an estimator that used all its epochs."""
+    warnings.warn(
+        f"{type(est).__name__} did not converge in max_iter={max_iter} epochs: the "
+        f"largest prototype displacement in the last epoch was {shift:.3g} (relative to "
+        f"the data's scale), above tol={est.tol:g}. Increase max_iter or learning_rate, "
+        "or use learning_rate_schedule='inverse'.",
+        ConvergenceWarning,
+        stacklevel=3,
+    )

@@ -1,0 +1,234 @@
+"""Unsupervised on-line vector quantization (winner-takes-all), as a scikit-learn clusterer."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from statmechlearn._core.rng import check_random_state
+from statmechlearn._core.validation import check_int
+from statmechlearn.lvq import _kernels
+from statmechlearn.lvq._prototypes import (
+    check_common_params,
+    epoch_learning_rate,
+    init_prototypes,
+    squared_distances,
+    warn_not_converged,
+)
+
+__all__ = ["VQ"]
+
+
+class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
+    """On-line winner-takes-all vector quantization.
+
+    The nearest prototype moves towards each example:
+    ``w_J <- w_J + learning_rate * (x - w_J)`` (eq. 1 of Biehl, Ghosh & Hammer
+    with ``g = 1``), a stochastic gradient descent on the quantization error
+    ``E = sum_x min_k |x - w_k|^2 / 2``. ``predict`` gives the index of the
+    winning prototype, so the estimator is a quantizer (codebook) and a
+    clusterer.
+
+    Parameters
+    ----------
+    n_prototypes : int, default=2
+        Number of prototypes (codebook size), >= 1.
+    init : {"random-sample", "kmeans", "class-mean"} or array_like, default="random-sample"
+        Starting prototypes: distinct random samples, the centres of one
+        k-means run, the data mean with a 1 % random spread (the paper's
+        start near the centre of mass), or an array of shape
+        (n_prototypes, n_features).
+    learning_rate : float, default=0.05
+        Step size, > 0; the first epoch's in ``fit``, constant in ``partial_fit``.
+    learning_rate_schedule : {"inverse", "linear", "constant"}, default="inverse"
+        Learning rate of epoch e in ``fit``: ``learning_rate / (1 + e)``,
+        ``learning_rate * (1 - e / max_iter)`` or constant.
+    max_iter : int, default=100
+        Maximum number of epochs of ``fit``.
+    tol : float, default=1e-4
+        ``fit`` stops when no prototype moved by more than ``tol`` times the
+        root-mean-square distance of the samples to their mean in one epoch.
+    shuffle : bool, default=True
+        Visit the samples in a new random order in each epoch of ``fit``.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seeds initialisation and shuffling.
+
+    Attributes
+    ----------
+    prototypes_ : ndarray of shape (n_prototypes, n_features)
+        The codebook.
+    cluster_centers_ : ndarray of shape (n_prototypes, n_features)
+        Alias of ``prototypes_`` (scikit-learn's clusterer vocabulary).
+    labels_ : ndarray of shape (n_samples,)
+        Winning prototype of each training sample after ``fit``.
+    quantization_error_ : float
+        Mean squared distance of the training samples to their winner.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when ``X`` had string column names.
+    n_iter_ : int
+        Epochs run by the last ``fit``.
+    n_updates_ : int
+        Examples presented in total.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.lvq import VQ
+    >>> X = np.r_[np.zeros((20, 2)), np.ones((20, 2))]
+    >>> vq = VQ(n_prototypes=2, random_state=0).fit(X)
+    >>> np.sort(vq.prototypes_[:, 0]).round(2).tolist()
+    [0.0, 1.0]
+    """
+
+    def __init__(
+        self,
+        n_prototypes=2,
+        *,
+        init="random-sample",
+        learning_rate=0.05,
+        learning_rate_schedule="inverse",
+        max_iter=100,
+        tol=1e-4,
+        shuffle=True,
+        random_state=None,
+    ):
+        self.n_prototypes = n_prototypes
+        self.init = init
+        self.learning_rate = learning_rate
+        self.learning_rate_schedule = learning_rate_schedule
+        self.max_iter = max_iter
+        self.tol = tol
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def _start(self, X, rng):
+        k = check_int(self.n_prototypes, "n_prototypes", minimum=1)
+        if isinstance(self.init, str) and self.init != "class-mean" and k > X.shape[0]:
+            raise ValueError(
+                f"n_prototypes={k} exceeds n_samples={X.shape[0]} for init={self.init!r}"
+            )
+        self.prototypes_ = init_prototypes(X, None, np.array([k]), self.init, rng)
+        self._codes = np.zeros(k, dtype=np.int64)
+        centred = X - X.mean(axis=0)
+        mean_sq = float(np.einsum("ij,ij->", centred, centred)) / X.shape[0]
+        self._scale = np.sqrt(mean_sq) if mean_sq > 0 else 1.0
+        self.n_updates_ = 0
+        self.n_iter_ = 0
+
+    def _epoch(self, X, order, learning_rate):
+        dummy = np.zeros(X.shape[0], dtype=np.int64)
+        _kernels.wta_epoch(self.prototypes_, X, dummy, self._codes, order, learning_rate, 1.0, 0.0)
+
+    @property
+    def cluster_centers_(self):
+        """Alias of ``prototypes_``."""
+        check_is_fitted(self, "prototypes_")
+        return self.prototypes_
+
+    def fit(self, X, y=None):
+        """Train the codebook by epochs of on-line WTA updates over shuffled data.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        params = check_common_params(self)
+        X = validate_data(self, X, dtype=np.float64, order="C")
+        rng = check_random_state(self.random_state)
+        self._start(X, rng)
+        n = X.shape[0]
+        shift = np.inf
+        for epoch in range(params["max_iter"]):
+            order = rng.permutation(n) if self.shuffle else np.arange(n)
+            lr = epoch_learning_rate(
+                params["learning_rate"], params["schedule"], epoch, params["max_iter"]
+            )
+            before = self.prototypes_.copy()
+            self._epoch(X, order, lr)
+            self.n_iter_ = epoch + 1
+            self.n_updates_ += n
+            shift = np.sqrt(np.max(np.sum((self.prototypes_ - before) ** 2, axis=1))) / self._scale
+            if shift <= params["tol"]:
+                break
+        else:
+            if params["tol"] > 0 and params["schedule"] != "linear":
+                warn_not_converged(self, params["max_iter"], shift)
+        d = squared_distances(X, self.prototypes_)
+        self.labels_ = np.argmin(d, axis=1)
+        self.quantization_error_ = float(d.min(axis=1).mean())
+        return self
+
+    def partial_fit(self, X, y=None):
+        """One on-line pass over ``X`` in the given order at the constant learning rate.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        params = check_common_params(self)
+        first = not hasattr(self, "prototypes_")
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=first)
+        if first:
+            self._start(X, check_random_state(self.random_state))
+        self._epoch(X, np.arange(X.shape[0]), params["learning_rate"])
+        self.n_updates_ += X.shape[0]
+        return self
+
+    def _check_X(self, X):
+        check_is_fitted(self, "prototypes_")
+        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
+
+    def transform(self, X):
+        """Euclidean distances of each sample to every prototype.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_prototypes)
+        """
+        return np.sqrt(squared_distances(self._check_X(X), self.prototypes_))
+
+    def predict(self, X):
+        """Index of the winning (nearest) prototype.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), int
+        """
+        return np.argmin(squared_distances(self._check_X(X), self.prototypes_), axis=1)
+
+    def score(self, X, y=None):
+        """Minus the mean squared quantization error (higher is better).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+        """
+        d = squared_distances(self._check_X(X), self.prototypes_)
+        return -float(d.min(axis=1).mean())
