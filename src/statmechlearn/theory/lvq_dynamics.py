@@ -25,11 +25,17 @@ from statmechlearn._core.validation import (
 
 __all__ = [
     "WTA_ALGORITHMS",
+    "AsymptoticState",
     "LearningCurve",
+    "asymptotic_error",
+    "asymptotic_initial_overlaps",
+    "asymptotic_state",
+    "bayes_error",
     "generalization_error",
     "learning_curve",
     "order_parameter_rhs",
     "paper_initial_overlaps",
+    "trivial_error",
 ]
 
 #: Modulation g(S, sigma) = a + b S sigma of the WTA update, eq. (1) and A.2.
@@ -111,6 +117,21 @@ def _projection_averages(R, Q, lam, v):
     return phi_, x_theta
 
 
+def _rhs_terms(R, Q, a, b, p_plus, lam, v_plus, v_minus):
+    """Per-unit-eta drift of R and Q, and the diagonal eta^2 noise term of Q."""
+    p = np.array([p_plus, 1.0 - p_plus])
+    v = np.array([v_plus, v_minus])
+    phi_, x_theta = _projection_averages(R, Q, lam, v)
+    g = a + b * _LABELS[:, None] * _LABELS[None, :]  # g[l, s]
+    w = p[None, :] * g
+    win = np.einsum("ls,ls->l", w, phi_)
+    dR = np.einsum("ls,lsm->lm", w, x_theta[:, :, 2:]) - win[:, None] * R
+    M = np.einsum("ls,lsm->lm", w, x_theta[:, :, :2]) - win[:, None] * Q
+    # eta^2 term: Theta_l Theta_m = delta_lm Theta_l, g_l^2 = a^2 + b^2 + 2ab l sigma
+    noise = np.einsum("s,ls->l", p * v, g**2 * phi_)
+    return dR, M + M.T, np.diag(noise)
+
+
 def order_parameter_rhs(R, Q, *, a, b, p_plus, lam, eta, v_plus=1.0, v_minus=1.0):
     """Right-hand side dR/dalpha, dQ/dalpha of the WTA ODEs (derived form of eq. 17).
 
@@ -136,18 +157,8 @@ def order_parameter_rhs(R, Q, *, a, b, p_plus, lam, eta, v_plus=1.0, v_minus=1.0
     dR, dQ : ndarray of shape (2, 2)
         See ``docs/derivations/lvq_ode.md`` for the derivation.
     """
-    p = np.array([p_plus, 1.0 - p_plus])
-    v = np.array([v_plus, v_minus])
-    phi_, x_theta = _projection_averages(R, Q, lam, v)
-    g = a + b * _LABELS[:, None] * _LABELS[None, :]  # g[l, s]
-    w = p[None, :] * g
-    win = np.einsum("ls,ls->l", w, phi_)
-    dR = eta * (np.einsum("ls,lsm->lm", w, x_theta[:, :, 2:]) - win[:, None] * R)
-    M = np.einsum("ls,lsm->lm", w, x_theta[:, :, :2]) - win[:, None] * Q
-    # eta^2 term: Theta_l Theta_m = delta_lm Theta_l, g_l^2 = a^2 + b^2 + 2ab l sigma
-    noise = np.einsum("s,ls->l", p * v, g**2 * phi_)
-    dQ = eta * (M + M.T) + eta**2 * np.diag(noise)
-    return dR, dQ
+    dR, dQ, noise = _rhs_terms(R, Q, a, b, p_plus, lam, v_plus, v_minus)
+    return eta * dR, eta * dQ + eta**2 * noise
 
 
 def generalization_error(R, Q, *, p_plus, lam, v_plus=1.0, v_minus=1.0):
@@ -307,3 +318,282 @@ def learning_curve(
     eps = generalization_error(R, Q, p_plus=p_plus, lam=lam, v_plus=v_plus, v_minus=v_minus)
     params = {"p_plus": p_plus, "lam": lam, "eta": eta, "v_plus": v_plus, "v_minus": v_minus}
     return LearningCurve(alphas.copy(), R, Q, np.asarray(eps), name, a, b, params)
+
+
+# ------------------------------------------------------------ asymptotics ----
+
+
+def asymptotic_initial_overlaps(delta=1e-2):
+    """Start of the asymptotic analysis: prototype S slightly towards B_S.
+
+    ``R = delta * I`` and ``Q = 2 delta^2 I``: both prototypes near the origin,
+    ``w_+`` leaning towards ``B_+`` and ``w_-`` towards ``B_-``. The tilt only
+    matters for VQ, whose update ignores labels: from the exactly symmetric
+    start of Fig. 2 its ODEs never leave the symmetric subspace (the plateau
+    lasts for ever), and the tilt fixes which prototype ends up labelled
+    with which class.
+
+    Parameters
+    ----------
+    delta : float, default=1e-2
+        Size of the tilt, > 0.
+
+    Returns
+    -------
+    R, Q : ndarray of shape (2, 2)
+    """
+    delta = check_real(delta, "delta", minimum=0.0, include_min=False)
+    return delta * np.eye(2), 2.0 * delta**2 * np.eye(2)
+
+
+@dataclass(frozen=True, eq=False)
+class AsymptoticState:
+    """Fixed point of the WTA dynamics for eta -> 0, eta alpha -> infinity.
+
+    Attributes
+    ----------
+    R, Q : ndarray of shape (2, 2)
+        Overlaps at the fixed point (index 0 is label +1).
+    eps_g : float
+        Generalization error there, eq. (30).
+    alpha_tilde : float
+        Rescaled time ``eta alpha`` the dynamics needed to get within the
+        tolerance of the fixed point.
+    residual : float
+        Largest component of the rescaled drift at the returned state.
+    algorithm : str
+    params : dict
+        ``p_plus, lam, v_plus, v_minus``.
+    """
+
+    R: np.ndarray
+    Q: np.ndarray
+    eps_g: float
+    alpha_tilde: float
+    residual: float
+    algorithm: str
+    params: dict
+
+
+def asymptotic_state(
+    algorithm,
+    *,
+    p_plus,
+    lam,
+    v_plus=1.0,
+    v_minus=1.0,
+    init=None,
+    tol=1e-10,
+    max_alpha_tilde=1e6,
+):
+    """Fixed point reached by the WTA dynamics in the limit eta -> 0, eta alpha -> infinity.
+
+    In the rescaled time ``alpha~ = eta alpha`` the ODEs lose their O(eta)
+    term (the eta^2 noise of dQ); the state the remaining deterministic flow
+    reaches from ``init`` is integrated until the drift falls below ``tol``
+    and then refined by Newton's method (``scipy.optimize.root``).
+
+    Parameters
+    ----------
+    algorithm : {"lvq1", "lvq+", "vq"} or tuple (a, b)
+        Update rule, as in :func:`learning_curve`.
+    p_plus : float
+        Prior of class +1, in (0, 1).
+    lam : float
+        Separation, >= 0.
+    v_plus, v_minus : float, default=1.0
+        Cluster variances, > 0.
+    init : tuple (R, Q), optional
+        Starting overlaps; default :func:`asymptotic_initial_overlaps`.
+    tol : float, default=1e-10
+        Largest allowed component of the drift at the returned state.
+    max_alpha_tilde : float, default=1e6
+        Give up (``ConvergenceError``) if the flow has not settled by then.
+
+    Returns
+    -------
+    AsymptoticState
+
+    Raises
+    ------
+    ConvergenceError
+        If the flow does not settle or Newton's refinement leaves the attractor;
+        ``diagnostics`` holds the last state and drift.
+    """
+    from scipy.optimize import root
+
+    name, a, b = _resolve_algorithm(algorithm)
+    p_plus = check_probability(p_plus, "p_plus", open_interval=True)
+    lam = check_real(lam, "lam", minimum=0.0)
+    v_plus = check_real(v_plus, "v_plus", minimum=0.0, include_min=False)
+    v_minus = check_real(v_minus, "v_minus", minimum=0.0, include_min=False)
+    tol = check_real(tol, "tol", minimum=0.0, include_min=False)
+    R0, Q0 = asymptotic_initial_overlaps() if init is None else _check_overlaps(*init)
+    args = (a, b, p_plus, lam, v_plus, v_minus)
+
+    def drift(y):
+        dR, dQ, _ = _rhs_terms(*_unpack(y), *args)
+        return _pack(dR, dQ)
+
+    y = _pack(R0, Q0)
+    elapsed, chunk = 0.0, 50.0
+    while True:
+        traj = integrate_order_parameters(
+            lambda _t, state: drift(state), y, [0.0, chunk], rtol=1e-10, atol=1e-13
+        )
+        y = traj.y[-1]
+        elapsed += chunk
+        residual = float(np.abs(drift(y)).max())
+        if residual < 1e-7 * max(1.0, float(np.abs(y).max())):
+            break
+        if elapsed >= max_alpha_tilde:
+            raise ConvergenceError(
+                f"{name}: the eta -> 0 flow did not settle by alpha~ = {elapsed:g} "
+                f"(drift {residual:.3g})",
+                {"R": _unpack(y)[0], "Q": _unpack(y)[1], "residual": residual},
+            )
+        chunk *= 2.0
+    sol = root(drift, y, method="hybr", tol=1e-14)
+    refined = sol.x
+    residual = float(np.abs(drift(refined)).max())
+    moved = float(np.abs(refined - y).max())
+    if residual > tol or moved > 1e-4 * max(1.0, float(np.abs(y).max())):
+        raise ConvergenceError(
+            f"{name}: Newton refinement of the fixed point failed ({sol.message}; drift "
+            f"{residual:.3g}, moved {moved:.3g} from the integrated state)",
+            {"R": _unpack(y)[0], "Q": _unpack(y)[1], "residual": residual, "moved": moved},
+        )
+    R, Q = _unpack(refined)
+    eps = float(generalization_error(R, Q, p_plus=p_plus, lam=lam, v_plus=v_plus, v_minus=v_minus))
+    params = {"p_plus": p_plus, "lam": lam, "v_plus": v_plus, "v_minus": v_minus}
+    return AsymptoticState(R, Q, eps, elapsed, residual, name, params)
+
+
+def asymptotic_error(algorithm, *, p_plus, lam, v_plus=1.0, v_minus=1.0):
+    """Generalization error of on-line WTA learning for eta -> 0, eta alpha -> infinity.
+
+    The error at the fixed point of :func:`asymptotic_state` from the
+    default start (Fig. 3, right panel, of Biehl, Ghosh & Hammer).
+
+    Parameters
+    ----------
+    algorithm : {"lvq1", "lvq+", "vq"} or tuple (a, b)
+        Update rule.
+    p_plus : float
+        Prior of class +1, in (0, 1).
+    lam : float
+        Separation, >= 0.
+    v_plus, v_minus : float, default=1.0
+        Cluster variances, > 0.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from statmechlearn.theory.lvq_dynamics import asymptotic_error, bayes_error
+    >>> e1 = asymptotic_error("lvq1", p_plus=0.7, lam=1.2)
+    >>> bool(bayes_error(p_plus=0.7, lam=1.2) <= e1 < 0.3)
+    True
+    """
+    state = asymptotic_state(algorithm, p_plus=p_plus, lam=lam, v_plus=v_plus, v_minus=v_minus)
+    return state.eps_g
+
+
+def _linear_threshold_error(p_plus, lam, v_plus, v_minus):
+    """Lowest error of a threshold on xi . (B_+ - B_-) / sqrt(2), and the threshold."""
+    mu = lam / np.sqrt(2.0)
+    p_minus = 1.0 - p_plus
+
+    def error(theta):
+        return p_plus * Phi((theta - mu) / np.sqrt(v_plus)) + p_minus * Phi(
+            (-mu - theta) / np.sqrt(v_minus)
+        )
+
+    # stationary points: p+ N(theta; mu, v+) = p- N(theta; -mu, v-), a quadratic
+    A = 0.5 / v_minus - 0.5 / v_plus
+    B = mu / v_plus + mu / v_minus
+    C = (
+        mu**2 * (0.5 / v_minus - 0.5 / v_plus)
+        + np.log(p_plus / p_minus)
+        + 0.5 * np.log(v_minus / v_plus)
+    )
+    if abs(A) < 1e-14 * max(B, 1.0):
+        roots = [-C / B] if B > 0 else []
+    else:
+        disc = B * B - 4 * A * C
+        roots = [] if disc < 0 else [(-B + s * np.sqrt(disc)) / (2 * A) for s in (1.0, -1.0)]
+    # limits theta -> +-inf: every example assigned to one class
+    best, best_theta = min((p_plus, np.inf), (p_minus, -np.inf))
+    for theta in roots:
+        e = float(error(theta))
+        if e < best:
+            best, best_theta = e, float(theta)
+    return best, best_theta
+
+
+def bayes_error(*, p_plus, lam, v_plus=1.0, v_minus=1.0):
+    """Lowest generalization error of a linear decision boundary in the model.
+
+    The within-class covariances are isotropic, so the best hyperplane is
+    orthogonal to ``B_+ - B_-`` and only its offset is optimised: a
+    one-dimensional threshold on ``x = xi . (B_+ - B_-) / sqrt(2)``, with
+    ``x ~ N(+-lam / sqrt(2), v_+-)``; the optimal offsets solve the quadratic
+    ``p_+ N(x; mu, v_+) = p_- N(x; -mu, v_-)``. Two prototypes realise every
+    such boundary (their perpendicular bisector), so this is the target of
+    Fig. 3 (right) of Biehl, Ghosh & Hammer.
+
+    For ``v_plus == v_minus`` it is the Bayes error of the model. For
+    ``v_plus != v_minus`` it is not: the true Bayes classifier is quadratic
+    and uses ``|xi|^2``, which concentrates at ``N v_+-`` and separates the
+    classes perfectly as N grows, so the true Bayes error tends to 0; the
+    value returned is the best that any linear rule, and so any pair of
+    prototypes, can achieve.
+
+    Parameters
+    ----------
+    p_plus : float
+        Prior of class +1, in (0, 1).
+    lam : float
+        Separation, >= 0.
+    v_plus, v_minus : float, default=1.0
+        Cluster variances, > 0.
+
+    Returns
+    -------
+    float
+
+    See Also
+    --------
+    trivial_error : the error of always predicting the more frequent class.
+
+    Examples
+    --------
+    >>> from statmechlearn.theory.lvq_dynamics import bayes_error
+    >>> from scipy.stats import norm
+    >>> bool(abs(bayes_error(p_plus=0.5, lam=1.2) - norm.cdf(-1.2 / 2**0.5)) < 1e-12)
+    True
+    """
+    p_plus = check_probability(p_plus, "p_plus", open_interval=True)
+    lam = check_real(lam, "lam", minimum=0.0)
+    v_plus = check_real(v_plus, "v_plus", minimum=0.0, include_min=False)
+    v_minus = check_real(v_minus, "v_minus", minimum=0.0, include_min=False)
+    return _linear_threshold_error(p_plus, lam, v_plus, v_minus)[0]
+
+
+def trivial_error(p_plus):
+    """Error of the trivial classifier that always predicts the more frequent class.
+
+    Parameters
+    ----------
+    p_plus : float
+        Prior of class +1, in [0, 1].
+
+    Returns
+    -------
+    float
+        ``min(p_plus, 1 - p_plus)``.
+    """
+    p_plus = check_probability(p_plus, "p_plus")
+    return min(p_plus, 1.0 - p_plus)
