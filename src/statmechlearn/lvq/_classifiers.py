@@ -47,7 +47,7 @@ _COMMON_PARAMS = """
         ``learning_rate * (1 - e / max_iter)`` (Kohonen's LVQ_PAK), or constant.
     max_iter : int, default=100
         Maximum number of epochs of ``fit``.
-    tol : float, default=1e-4
+    tol : float, default=1e-3
         ``fit`` stops when no prototype moved by more than ``tol`` times the
         data's scale (the root-mean-square distance of the samples to their
         mean) in one epoch.
@@ -93,7 +93,7 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         learning_rate=0.05,
         learning_rate_schedule="inverse",
         max_iter=100,
-        tol=1e-4,
+        tol=1e-3,
         shuffle=True,
         random_state=None,
     ):
@@ -137,7 +137,6 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         centred = X - X.mean(axis=0)
         mean_sq = float(np.einsum("ij,ij->", centred, centred)) / X.shape[0]
         self._scale = np.sqrt(mean_sq) if mean_sq > 0 else 1.0
-        self._distance_scale = mean_sq if mean_sq > 0 else 1.0
         self.n_updates_ = 0
         self.n_iter_ = 0
         self._sq_error_sum = 0.0
@@ -473,7 +472,7 @@ class LVQ21(_PrototypeClassifier):
         learning_rate=0.005,
         learning_rate_schedule="inverse",
         max_iter=100,
-        tol=1e-4,
+        tol=1e-3,
         shuffle=True,
         random_state=None,
         window=0.3,
@@ -508,12 +507,13 @@ class GLVQ(_PrototypeClassifier):
 
     Minimises ``sum_x f(mu(x))`` with the relative distance difference
     ``mu = (d_J - d_K) / (d_J + d_K)``, ``d_J`` (``d_K``) the squared distance
-    to the nearest prototype with the correct (a wrong) label. Per example:
-    ``w_J += eta f'(mu) 4 d_K / (d_J + d_K)^2 (x - w_J)`` and
-    ``w_K -= eta f'(mu) 4 d_J / (d_J + d_K)^2 (x - w_K)``. The cost is
-    invariant under scaling of the data; so that ``learning_rate`` is too,
-    ``eta = learning_rate * D`` with ``D`` the mean squared distance of the
-    training samples to their mean.
+    to the nearest prototype with the correct (a wrong) label. The gradient
+    of ``f(mu(x))`` is ``-f'(mu) 4 d_K / (d_J + d_K)^2 (x - w_J)`` for ``w_J``
+    and ``+f'(mu) 4 d_J / (d_J + d_K)^2 (x - w_K)`` for ``w_K``; each step
+    goes down it by ``eta = learning_rate * (d_J + d_K) / 2``. The cost is
+    invariant under a rescaling of the data, and this step size makes the
+    updates (and so ``learning_rate``) invariant too, with no state that
+    would make ``partial_fit`` depend on how the data are split into batches.
 
     Parameters
     ----------{common}
@@ -545,7 +545,7 @@ class GLVQ(_PrototypeClassifier):
         learning_rate=0.05,
         learning_rate_schedule="inverse",
         max_iter=100,
-        tol=1e-4,
+        tol=1e-3,
         shuffle=True,
         random_state=None,
         activation="sigmoid",
@@ -576,7 +576,7 @@ class GLVQ(_PrototypeClassifier):
             y_codes,
             self._prototype_codes,
             order,
-            learning_rate * self._distance_scale,
+            learning_rate,
             rule[0],
             rule[1],
         )

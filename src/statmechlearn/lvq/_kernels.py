@@ -110,7 +110,11 @@ def lvq21_step(W, x, label, prototype_labels, learning_rate, s):  # pragma: no c
 
 @numba.njit(cache=True, nogil=True)
 def glvq_step(W, x, label, prototype_labels, learning_rate, activation, beta):  # pragma: no cover
-    """Stochastic-gradient step of Sato & Yamada's GLVQ cost; returns mu(x)."""
+    """Stochastic-gradient step of Sato & Yamada's GLVQ cost; returns mu(x).
+
+    The gradient is scaled by ``(d_J + d_K) / 2`` so that the step, like the
+    cost, is invariant under a rescaling of the data.
+    """
     j, dj, k, dk = _nearest_same_other(W, x, label, prototype_labels)
     total = dj + dk
     if j < 0 or k < 0 or total == 0.0:
@@ -121,7 +125,7 @@ def glvq_step(W, x, label, prototype_labels, learning_rate, activation, beta):  
         fprime = beta * f * (1.0 - f)
     else:
         fprime = 1.0
-    scale = 4.0 * learning_rate * fprime / (total * total)
+    scale = 2.0 * learning_rate * fprime / total
     _move(W, j, x, scale * dk)
     _move(W, k, x, -scale * dj)
     return mu
@@ -210,7 +214,7 @@ def glvq_epoch_numpy(W, X, y, prototype_labels, order, learning_rate, activation
             fprime = beta * f * (1.0 - f)
         else:
             fprime = 1.0
-        scale = 4.0 * learning_rate * fprime / (dj + dk) ** 2
+        scale = 2.0 * learning_rate * fprime / (dj + dk)
         xj, xk = X[n] - W[j], X[n] - W[k]
         W[j] += scale * dk * xj
         W[k] -= scale * dj * xk

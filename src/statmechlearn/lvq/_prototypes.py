@@ -188,7 +188,8 @@ def init_prototypes(X, y_codes, counts, init, rng, *, group_names=None):
             Xc, name = X, "the data"
         else:
             Xc = X[y_codes == c]
-            name = f"class {group_names[c]!r}" if group_names is not None else f"class {c}"
+            label = np.asarray(group_names)[c : c + 1].tolist()[0] if group_names is not None else c
+            name = f"class {label!r}"
             if Xc.shape[0] == 0:
                 # partial_fit's first batch may lack a class: start at the batch mean
                 Xc = X
@@ -201,8 +202,8 @@ def warn_not_converged(est, max_iter, shift):
     warnings.warn(
         f"{type(est).__name__} did not converge in max_iter={max_iter} epochs: the "
         f"largest prototype displacement in the last epoch was {shift:.3g} (relative to "
-        f"the data's scale), above tol={est.tol:g}. Increase max_iter or learning_rate, "
-        "or use learning_rate_schedule='inverse'.",
+        f"the data's scale), above tol={est.tol:g}. Increase max_iter or tol, or lower "
+        "learning_rate: on-line updates keep moving by about learning_rate per epoch.",
         ConvergenceWarning,
         stacklevel=3,
     )

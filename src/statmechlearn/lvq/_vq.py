@@ -44,7 +44,7 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
         ``learning_rate * (1 - e / max_iter)`` or constant.
     max_iter : int, default=100
         Maximum number of epochs of ``fit``.
-    tol : float, default=1e-4
+    tol : float, default=1e-3
         ``fit`` stops when no prototype moved by more than ``tol`` times the
         root-mean-square distance of the samples to their mean in one epoch.
     shuffle : bool, default=True
@@ -89,7 +89,7 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
         learning_rate=0.05,
         learning_rate_schedule="inverse",
         max_iter=100,
-        tol=1e-4,
+        tol=1e-3,
         shuffle=True,
         random_state=None,
     ):
