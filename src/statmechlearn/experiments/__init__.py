@@ -24,13 +24,14 @@ from statmechlearn.experiments._runner import (
     run_experiment,
     run_experiments,
 )
-from statmechlearn.experiments._spec import MODES, Check, CheckResult, FigureSpec
+from statmechlearn.experiments._spec import MODES, Check, CheckResult, Derived, FigureSpec
 from statmechlearn.experiments._store import ResultStore
 
 __all__ = [
     "MODES",
     "Check",
     "CheckResult",
+    "Derived",
     "FigureSpec",
     "ResultStore",
     "RunSummary",

@@ -111,10 +111,13 @@ def empty_dataset(spec, mode):
         "figure": spec.figure,
         "caption": spec.caption,
         "base_seed": int(spec.base_seed),
-        "n_features": int(settings["n_features"]),
         "n_seeds": int(n_seeds),
-        "grid_json": json.dumps({k: list(map(float, v)) for k, v in spec.grid.items()}),
+        "grid_json": json.dumps(
+            {k: [x if isinstance(x, str) else float(x) for x in v] for k, v in spec.grid.items()}
+        ),
     }
+    if settings.get("n_features") is not None:
+        attrs["n_features"] = int(settings["n_features"])
     attrs |= provenance()
     return xr.Dataset(data_vars, coords=coords, attrs=attrs)
 

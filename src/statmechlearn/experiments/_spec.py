@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["MODES", "Check", "CheckResult", "FigureSpec"]
+__all__ = ["MODES", "Check", "CheckResult", "Derived", "FigureSpec"]
 
 #: Run modes: ``quick`` (small N, few seeds, minutes) and ``full`` (the paper's N and runs).
 MODES = ("quick", "full")
@@ -124,6 +124,93 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """A number computed from the whole dataset, checked against a target or bounds.
+
+    For statements about a figure as a whole rather than one cell: "the
+    asymptote of LVQ+ does not depend on p_+" (spread over p_+ below a
+    bound), "the spread falls like N^-1/2" (a fitted slope within a few
+    standard errors of -1/2).
+
+    Parameters
+    ----------
+    quantity : str
+        Label shown in the report.
+    compute : callable
+        ``compute(ds) -> (value, se)``; ``se`` is the standard error of a
+        statistical estimate, or None for an exact (theory) number.
+    target : float, optional
+        Expected value; passes if ``|value - target| <= n_standard_errors * se``
+        (``se`` must then be given).
+    lower, upper : float, optional
+        Bounds the value must respect (inclusive).
+    source : {"theory", "simulation"}, default="theory"
+        Report column the value is shown in.
+    n_standard_errors : float, default=4.0
+        Tolerance for ``target`` in standard errors.
+    paper_value, paper_tolerance : float, optional
+        A value quoted by the paper and the allowed deviation from it.
+    """
+
+    quantity: str
+    compute: Callable
+    target: float | None = None
+    lower: float | None = None
+    upper: float | None = None
+    source: str = "theory"
+    n_standard_errors: float = 4.0
+    paper_value: float | None = None
+    paper_tolerance: float | None = None
+
+    def evaluate(self, ds):
+        """Evaluate on a completed dataset.
+
+        Parameters
+        ----------
+        ds : xarray.Dataset
+
+        Returns
+        -------
+        CheckResult
+        """
+        value, se = self.compute(ds)
+        value = None if value is None else float(value)
+        se = None if se is None else float(se)
+        tolerances, verdicts, notes = [], [], []
+        finite = value is not None and math.isfinite(value)
+        if not finite:
+            notes.append("not computable from the finished cells")
+        if self.target is not None:
+            if se is None or not math.isfinite(se) or not finite:
+                verdicts.append(False)
+            else:
+                tol = self.n_standard_errors * se
+                tolerances.append(f"{self.target:g} ± {self.n_standard_errors:g} SE = {tol:.3g}")
+                verdicts.append(abs(value - self.target) <= tol)
+        if self.lower is not None:
+            tolerances.append(f"≥ {self.lower:g}")
+            verdicts.append(finite and value >= self.lower)
+        if self.upper is not None:
+            tolerances.append(f"≤ {self.upper:g}")
+            verdicts.append(finite and value <= self.upper)
+        if self.paper_value is not None:
+            tol = self.paper_tolerance or 0.0
+            tolerances.append(f"paper ± {tol:.3g}")
+            verdicts.append(finite and abs(value - self.paper_value) <= tol)
+        is_theory = self.source == "theory"
+        return CheckResult(
+            quantity=self.quantity,
+            theory=value if is_theory else None,
+            simulation=None if is_theory else value,
+            simulation_se=None if is_theory else se,
+            paper=self.paper_value,
+            tolerance="; ".join(tolerances) if tolerances else "—",
+            passed=bool(verdicts) and all(verdicts),
+            note="; ".join(notes),
+        )
+
+
+@dataclass(frozen=True)
 class FigureSpec:
     """Everything needed to reproduce one published figure or table.
 
@@ -143,8 +230,9 @@ class FigureSpec:
         Parameter points: the outer product of these values. Each name
         becomes a dimension of the dataset.
     settings : mapping of mode to mapping
-        Per-mode settings (``"quick"``, ``"full"``); must contain
-        ``n_features`` and ``n_seeds``; anything else is passed through.
+        Per-mode settings (``"quick"``, ``"full"``); must contain ``n_seeds``
+        (0 without simulation) and, for teacher-student simulations,
+        ``n_features``; anything else is passed through.
     outputs : mapping of str to tuple of str
         Dataset variables and their per-cell dimensions. Names start with
         ``theory_`` (filled by ``theory``) or ``sim_`` (filled by ``simulation``,
@@ -183,9 +271,8 @@ class FigureSpec:
         for mode in MODES:
             if mode not in self.settings:
                 raise ValueError(f"spec {self.name!r} lacks settings for mode {mode!r}")
-            for key in ("n_features", "n_seeds"):
-                if key not in self.settings[mode]:
-                    raise ValueError(f"spec {self.name!r} mode {mode!r} lacks {key!r}")
+            if "n_seeds" not in self.settings[mode]:
+                raise ValueError(f"spec {self.name!r} mode {mode!r} lacks 'n_seeds'")
         for var in self.outputs:
             if not var.startswith(("theory_", "sim_")):
                 raise ValueError(f"output {var!r} must start with 'theory_' or 'sim_'")
