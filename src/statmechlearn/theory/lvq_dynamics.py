@@ -27,6 +27,7 @@ __all__ = [
     "WTA_ALGORITHMS",
     "AsymptoticState",
     "LearningCurve",
+    "PlateauInstability",
     "asymptotic_error",
     "asymptotic_initial_overlaps",
     "asymptotic_state",
@@ -35,6 +36,7 @@ __all__ = [
     "learning_curve",
     "order_parameter_rhs",
     "paper_initial_overlaps",
+    "plateau_instability",
     "trivial_error",
 ]
 
@@ -597,3 +599,108 @@ def trivial_error(p_plus):
     """
     p_plus = check_probability(p_plus, "p_plus")
     return min(p_plus, 1.0 - p_plus)
+
+
+# ---------------------------------------------------------------- plateau ----
+
+
+@dataclass(frozen=True, eq=False)
+class PlateauInstability:
+    """Symmetric fixed point of unsupervised VQ and its escape rate.
+
+    Attributes
+    ----------
+    R, Q : ndarray of shape (2, 2)
+        Overlaps on the plateau: both prototypes have the same projections
+        (``R[0] == R[1]``), so they do not distinguish the classes.
+    eps_g : float
+        Generalization error there (1/2).
+    escape_rate : float
+        Largest real part ``kappa`` of the Jacobian's eigenvalues at the fixed
+        point, per unit alpha: a small asymmetry ``delta`` grows like
+        ``delta exp(kappa alpha)``, so the plateau lasts ``ln(1 / delta) /
+        kappa + const``.
+    eigenvalues : ndarray of shape (7,)
+        All eigenvalues of the Jacobian (finite differences).
+    """
+
+    R: np.ndarray
+    Q: np.ndarray
+    eps_g: float
+    escape_rate: float
+    eigenvalues: np.ndarray
+
+
+def plateau_instability(*, p_plus, lam, eta, v_plus=1.0, v_minus=1.0):
+    """The plateau of on-line VQ and how fast the dynamics leave it.
+
+    From a start where both prototypes have equal projections on ``B_+-``
+    the VQ dynamics (``g = 1``) never break the symmetry; they settle at a
+    fixed point that splits the data along a direction orthogonal to
+    ``B_+ - B_-`` (the plateau, eps_g = 1/2). Its unstable direction turns
+    the split towards the cluster separation; the rate is the largest
+    eigenvalue of the Jacobian of the ODEs there.
+
+    Parameters
+    ----------
+    p_plus : float
+        Prior of class +1, in (0, 1).
+    lam : float
+        Separation, >= 0.
+    eta : float
+        Learning rate, > 0.
+    v_plus, v_minus : float, default=1.0
+        Cluster variances, > 0.
+
+    Returns
+    -------
+    PlateauInstability
+
+    Raises
+    ------
+    ConvergenceError
+        If the symmetric fixed point cannot be located.
+    """
+    from scipy.optimize import root
+
+    p_plus = check_probability(p_plus, "p_plus", open_interval=True)
+    lam = check_real(lam, "lam", minimum=0.0)
+    eta = check_real(eta, "eta", minimum=0.0, include_min=False)
+    v_plus = check_real(v_plus, "v_plus", minimum=0.0, include_min=False)
+    v_minus = check_real(v_minus, "v_minus", minimum=0.0, include_min=False)
+    kw = {"a": 1.0, "b": 0.0, "p_plus": p_plus, "lam": lam, "eta": eta}
+    kw |= {"v_plus": v_plus, "v_minus": v_minus}
+
+    def rhs(y):
+        return _pack(*order_parameter_rhs(*_unpack(y), **kw))
+
+    # exactly symmetric start: the flow stays in the symmetric subspace
+    start = learning_curve(
+        "vq",
+        [0.0, 50.0 / eta],
+        p_plus=p_plus,
+        lam=lam,
+        eta=eta,
+        v_plus=v_plus,
+        v_minus=v_minus,
+        init=(np.zeros((2, 2)), 1e-4 * np.eye(2)),
+    )
+    y0 = _pack(start.R[-1], start.Q[-1])
+    sol = root(rhs, y0, method="hybr", tol=1e-14)
+    y = sol.x
+    residual = float(np.abs(rhs(y)).max())
+    R, Q = _unpack(y)
+    if residual > 1e-10 or not np.allclose(R[0], R[1], atol=1e-8):
+        raise ConvergenceError(
+            f"symmetric VQ fixed point not found (drift {residual:.3g})",
+            {"R": R, "Q": Q, "residual": residual},
+        )
+    h = 1e-6 * max(1.0, float(np.abs(y).max()))
+    J = np.empty((7, 7))
+    for i in range(7):
+        e = np.zeros(7)
+        e[i] = h
+        J[:, i] = (rhs(y + e) - rhs(y - e)) / (2 * h)
+    eig = np.linalg.eigvals(J)
+    eps = float(generalization_error(R, Q, p_plus=p_plus, lam=lam, v_plus=v_plus, v_minus=v_minus))
+    return PlateauInstability(R, Q, eps, float(eig.real.max()), eig)
