@@ -128,3 +128,25 @@ def test_bad_parameters_are_named():
         bayes_error(p_plus=0.5, lam=1.0, v_minus=-1.0)
     with pytest.raises(ValueError, match="algorithm"):
         asymptotic_error("lvq3", p_plus=0.5, lam=1.0)
+
+
+def test_vq_plateau_length_grows_like_log_inverse_tilt_over_kappa():
+    from statmechlearn.theory.lvq_dynamics import plateau_instability
+
+    kw = {"p_plus": 0.7, "lam": 1.0, "eta": 0.2}
+    plateau = plateau_instability(**kw)
+    assert plateau.eps_g == pytest.approx(0.5)
+    np.testing.assert_allclose(plateau.R[0], plateau.R[1])
+    np.testing.assert_allclose(plateau.R[0], [0.7, 0.3])  # both at the centre of mass
+    alpha = np.linspace(0, 1200, 24001)
+    lengths = []
+    for delta in (1e-5, 1e-7):
+        curve = learning_curve("vq", alpha, init=(delta * np.eye(2), 1e-4 * np.eye(2)), **kw)
+        lengths.append(alpha[np.argmax(curve.eps_g < 0.45)])
+    slope = (lengths[1] - lengths[0]) / np.log(100.0)
+    assert slope * plateau.escape_rate == pytest.approx(1.0, rel=0.01)
+
+
+def test_vq_from_an_exactly_symmetric_start_never_leaves_the_plateau():
+    curve = learning_curve("vq", [0, 500], p_plus=0.8, lam=1.0, eta=0.2)
+    assert curve.eps_g[-1] == pytest.approx(0.5, abs=1e-12)

@@ -389,7 +389,8 @@ def _largest_rise(eps):
 def _fig3a_checks(settings):
     checks = []
     for alg in ("lvq1", "lvq+"):
-        for a in (10.0, 50.0, float(settings["alpha_max"])):
+        a_max = float(settings["alpha_max"])
+        for a in (10.0, a_max / 2, a_max):
             checks.append(
                 Check(
                     f"{_STYLE[alg][0]} ε_g(α={a:g})",
