@@ -41,7 +41,7 @@ def wta_rule(name):
     return WTA_RULES[key]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 def _wta_kernel(W, X, y, labels, learning_rate, a, b):  # pragma: no cover - compiled
     for r in range(X.shape[0]):
         for t in range(X.shape[1]):
