@@ -136,7 +136,8 @@ def _check_init_array(init, shape):
 
 def _class_block(Xc, k, init, rng, name):
     """``k`` starting prototypes from the samples ``Xc`` of one group."""
-    if init == "class-mean":
+    if init == "class-mean" or (init == "kmeans" and k == 1):
+        # k-means with one cluster is the mean; skip its fitting overhead
         mean = Xc.mean(axis=0)
         if k == 1:
             return mean[None, :]
