@@ -7,28 +7,36 @@ import pytest
 from typer.testing import CliRunner
 
 from statmechlearn.cli import app
-from statmechlearn.experiments import run_experiment, write_report
+from statmechlearn.experiments import get, names, run_experiment, write_report
 
 runner = CliRunner()
+
+
+def _n_checks():
+    """Checks of every registered experiment in quick mode."""
+    return sum(len(get(n).checks(get(n).settings["quick"])) for n in names())
 
 
 @pytest.fixture(scope="module")
 def quick_results(tmp_path_factory):
     """The real main job (`reproduce all --quick`) run once for this module."""
     out = tmp_path_factory.mktemp("results")
-    result = runner.invoke(app, ["reproduce", "all", "--quick", "--out", str(out)])
+    result = runner.invoke(app, ["reproduce", "all", "--quick", "--n-jobs", "2", "--out", str(out)])
     return out, result
 
 
 def test_reproduce_writes_report_and_every_check_passes(quick_results):
     out, result = quick_results
     assert result.exit_code == 0, result.output
-    assert "16 of 16 checks pass" in result.output
+    n = _n_checks()
+    assert n >= 39 and f"{n} of {n} checks pass" in result.output
     report = out / "report.html"
     assert f"report: {report.resolve()}" in result.output
     html = report.read_text()
     assert "Fig. 2" in html and "Biehl" in html and "all checks pass" in html
-    assert html.count('class="pass"') == 16 and 'class="fail"' not in html
+    assert html.count('class="pass"') == n and 'class="fail"' not in html
+    for name in names():
+        assert get(name).figure in html
     assert "data:image/png;base64," in html and 'src="http' not in html  # self-contained
     assert "commit" in html and "base seed" in html
 
@@ -37,7 +45,8 @@ def test_report_command_rebuilds_from_store(quick_results):
     out, _ = quick_results
     result = runner.invoke(app, ["report", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert "1 figure(s), 16 of 16 checks pass" in result.output
+    n = _n_checks()
+    assert f"{len(names())} figure(s), {n} of {n} checks pass" in result.output
 
 
 def _chromium():
@@ -73,7 +82,7 @@ def test_every_figure_renders_in_headless_chromium(quick_results, tmp_path):
     match = re.search(r'data-figures-rendered="(\d+)/(\d+)"', dom)
     assert match, dom[-2000:]
     rendered, total = map(int, match.groups())
-    assert total >= 1 and rendered == total
+    assert total == len(names()) and rendered == total
 
 
 def test_cli_errors_are_one_line_and_non_zero(tmp_path):
