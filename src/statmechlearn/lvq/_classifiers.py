@@ -19,11 +19,12 @@ from statmechlearn._core.validation import check_choice, check_real
 from statmechlearn.lvq import _kernels
 from statmechlearn.lvq._prototypes import (
     check_common_params,
-    epoch_learning_rate,
+    check_finite_prototypes,
+    data_scale,
     init_prototypes,
     prototype_counts,
+    run_epochs,
     squared_distances,
-    warn_not_converged,
 )
 
 __all__ = ["GLVQ", "LVQ1", "LVQ21", "LVQPlus"]
@@ -134,9 +135,7 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self._prototype_codes = np.repeat(np.arange(classes.size, dtype=np.int64), counts)
         self.prototype_labels_ = classes[self._prototype_codes]
         self.prototypes_ = init_prototypes(X, y_codes, counts, self.init, rng, group_names=classes)
-        centred = X - X.mean(axis=0)
-        mean_sq = float(np.einsum("ij,ij->", centred, centred)) / X.shape[0]
-        self._scale = np.sqrt(mean_sq) if mean_sq > 0 else 1.0
+        self._scale = data_scale(X)
         self.n_updates_ = 0
         self.n_iter_ = 0
         self._sq_error_sum = 0.0
@@ -172,29 +171,11 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         y_codes = np.searchsorted(classes, y).astype(np.int64)
         rng = check_random_state(self.random_state)
         self._start(X, y_codes, classes, rng)
-        n = X.shape[0]
-        shift = np.inf
-        for epoch in range(params["max_iter"]):
-            order = rng.permutation(n) if shuffle else np.arange(n)
-            lr = epoch_learning_rate(
-                params["learning_rate"], params["schedule"], epoch, params["max_iter"]
-            )
-            before = self.prototypes_.copy()
+
+        def epoch(order, lr):
             self._epoch(X, y_codes, order, lr, rule)
-            self.n_iter_ = epoch + 1
-            self.n_updates_ += n
-            if not np.all(np.isfinite(self.prototypes_)):
-                raise FloatingPointError(
-                    f"{type(self).__name__} diverged in epoch {epoch + 1}: prototypes became "
-                    f"non-finite; lower learning_rate (now {params['learning_rate']:g})"
-                )
-            shift = np.sqrt(np.max(np.sum((self.prototypes_ - before) ** 2, axis=1)))
-            shift /= self._scale
-            if shift <= params["tol"]:
-                break
-        else:
-            if params["tol"] > 0 and params["schedule"] != "linear":
-                warn_not_converged(self, params["max_iter"], shift)
+
+        run_epochs(self, X.shape[0], epoch, params, shuffle, rng, self._scale)
         self._update_soft_variance(X, reset=True)
         return self
 
@@ -241,11 +222,7 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
             y_codes = np.searchsorted(self.classes_, y).astype(np.int64)
         self._epoch(X, y_codes, np.arange(X.shape[0]), params["learning_rate"], rule)
         self.n_updates_ += X.shape[0]
-        if not np.all(np.isfinite(self.prototypes_)):
-            raise FloatingPointError(
-                f"{type(self).__name__} diverged: prototypes became non-finite; lower "
-                f"learning_rate (now {params['learning_rate']:g})"
-            )
+        check_finite_prototypes(self, params["learning_rate"])
         self._update_soft_variance(X, reset=first)
         return self
 

@@ -17,11 +17,13 @@ from statmechlearn._core.validation import check_choice, check_int, check_real
 __all__ = [
     "SCHEDULES",
     "check_common_params",
+    "check_finite_prototypes",
+    "data_scale",
     "epoch_learning_rate",
     "init_prototypes",
     "prototype_counts",
+    "run_epochs",
     "squared_distances",
-    "warn_not_converged",
 ]
 
 #: Learning-rate schedules of ``fit``, as a function of the epoch e = 0, 1, ...
@@ -198,7 +200,57 @@ def init_prototypes(X, y_codes, counts, init, rng, *, group_names=None):
     return np.ascontiguousarray(np.vstack(blocks), dtype=np.float64)
 
 
-def warn_not_converged(est, max_iter, shift):
+def data_scale(X):
+    """Root-mean-square distance of the samples to their mean (1 if they coincide)."""
+    centred = X - X.mean(axis=0)
+    mean_sq = float(np.einsum("ij,ij->", centred, centred)) / X.shape[0]
+    return np.sqrt(mean_sq) if mean_sq > 0 else 1.0
+
+
+def check_finite_prototypes(est, learning_rate, when=""):
+    """Raise if an update drove a prototype to inf/NaN (a too large learning rate)."""
+    if not np.all(np.isfinite(est.prototypes_)):
+        raise FloatingPointError(
+            f"{type(est).__name__} diverged{when}: prototypes became non-finite; lower "
+            f"learning_rate (now {learning_rate:g})"
+        )
+
+
+def run_epochs(est, n_samples, epoch, params, shuffle, rng, scale):
+    """The epoch loop of ``fit``: shuffle, schedule, update, stop on a small displacement.
+
+    Parameters
+    ----------
+    est : estimator
+        Has ``prototypes_``, ``n_iter_`` and ``n_updates_`` (updated here).
+    n_samples : int
+    epoch : callable
+        ``epoch(order, learning_rate)`` applies the rule to the samples in ``order``.
+    params : dict
+        From :func:`check_common_params`.
+    shuffle : bool
+    rng : numpy.random.Generator
+    scale : float
+        Data scale the displacement is measured in (:func:`data_scale`).
+    """
+    shift = np.inf
+    for e in range(params["max_iter"]):
+        order = rng.permutation(n_samples) if shuffle else np.arange(n_samples)
+        lr = epoch_learning_rate(params["learning_rate"], params["schedule"], e, params["max_iter"])
+        before = est.prototypes_.copy()
+        epoch(order, lr)
+        est.n_iter_ = e + 1
+        est.n_updates_ += n_samples
+        check_finite_prototypes(est, params["learning_rate"], f" in epoch {e + 1}")
+        shift = np.sqrt(np.max(np.sum((est.prototypes_ - before) ** 2, axis=1))) / scale
+        if shift <= params["tol"]:
+            return
+    # a linear schedule ends at a zero step by design; there is nothing to warn about
+    if params["tol"] > 0 and params["schedule"] != "linear":
+        _warn_not_converged(est, params["max_iter"], shift)
+
+
+def _warn_not_converged(est, max_iter, shift):
     """Issue the ConvergenceWarning of an estimator that used all its epochs."""
     warnings.warn(
         f"{type(est).__name__} did not converge in max_iter={max_iter} epochs: the "
@@ -206,5 +258,5 @@ def warn_not_converged(est, max_iter, shift):
         f"the data's scale), above tol={est.tol:g}. Increase max_iter or tol, or lower "
         "learning_rate: on-line updates keep moving by about learning_rate per epoch.",
         ConvergenceWarning,
-        stacklevel=3,
+        stacklevel=4,
     )

@@ -9,10 +9,10 @@ from statmechlearn._core.validation import check_int
 from statmechlearn.lvq import _kernels
 from statmechlearn.lvq._prototypes import (
     check_common_params,
-    epoch_learning_rate,
+    data_scale,
     init_prototypes,
+    run_epochs,
     squared_distances,
-    warn_not_converged,
 )
 
 __all__ = ["VQ"]
@@ -110,9 +110,7 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
             )
         self.prototypes_ = init_prototypes(X, None, np.array([k]), self.init, rng)
         self._codes = np.zeros(k, dtype=np.int64)
-        centred = X - X.mean(axis=0)
-        mean_sq = float(np.einsum("ij,ij->", centred, centred)) / X.shape[0]
-        self._scale = np.sqrt(mean_sq) if mean_sq > 0 else 1.0
+        self._scale = data_scale(X)
         self.n_updates_ = 0
         self.n_iter_ = 0
 
@@ -143,23 +141,15 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, order="C")
         rng = check_random_state(self.random_state)
         self._start(X, rng)
-        n = X.shape[0]
-        shift = np.inf
-        for epoch in range(params["max_iter"]):
-            order = rng.permutation(n) if self.shuffle else np.arange(n)
-            lr = epoch_learning_rate(
-                params["learning_rate"], params["schedule"], epoch, params["max_iter"]
-            )
-            before = self.prototypes_.copy()
-            self._epoch(X, order, lr)
-            self.n_iter_ = epoch + 1
-            self.n_updates_ += n
-            shift = np.sqrt(np.max(np.sum((self.prototypes_ - before) ** 2, axis=1))) / self._scale
-            if shift <= params["tol"]:
-                break
-        else:
-            if params["tol"] > 0 and params["schedule"] != "linear":
-                warn_not_converged(self, params["max_iter"], shift)
+        run_epochs(
+            self,
+            X.shape[0],
+            lambda order, lr: self._epoch(X, order, lr),
+            params,
+            bool(self.shuffle),
+            rng,
+            self._scale,
+        )
         d = squared_distances(X, self.prototypes_)
         self.labels_ = np.argmin(d, axis=1)
         self.quantization_error_ = float(d.min(axis=1).mean())

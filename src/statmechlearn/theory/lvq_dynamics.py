@@ -66,6 +66,16 @@ def _resolve_algorithm(algorithm):
     )
 
 
+def _check_model(p_plus, lam, v_plus, v_minus):
+    """Validated parameters of the mixture eq. (9)."""
+    return (
+        check_probability(p_plus, "p_plus", open_interval=True),
+        check_real(lam, "lam", minimum=0.0),
+        check_real(v_plus, "v_plus", minimum=0.0, include_min=False),
+        check_real(v_minus, "v_minus", minimum=0.0, include_min=False),
+    )
+
+
 def paper_initial_overlaps():
     """Initial overlaps of the paper's Fig. 2: R = 0, Q_{+-} = 0, Q_{++} = Q_{--} = 1e-4.
 
@@ -299,11 +309,8 @@ def learning_curve(
     ((3, 2, 2), (3, 2, 2), (3,))
     """
     name, a, b = _resolve_algorithm(algorithm)
-    p_plus = check_probability(p_plus, "p_plus", open_interval=True)
-    lam = check_real(lam, "lam", minimum=0.0)
+    p_plus, lam, v_plus, v_minus = _check_model(p_plus, lam, v_plus, v_minus)
     eta = check_real(eta, "eta", minimum=0.0, include_min=False)
-    v_plus = check_real(v_plus, "v_plus", minimum=0.0, include_min=False)
-    v_minus = check_real(v_minus, "v_minus", minimum=0.0, include_min=False)
     alphas = check_array_finite(alphas, "alphas", ndim=1)
     if alphas.size == 0 or alphas.min() < 0 or np.any(np.diff(alphas) < 0):
         raise ValueError("alphas must be a non-empty, non-decreasing array of values >= 0")
@@ -425,10 +432,7 @@ def asymptotic_state(
     from scipy.optimize import root
 
     name, a, b = _resolve_algorithm(algorithm)
-    p_plus = check_probability(p_plus, "p_plus", open_interval=True)
-    lam = check_real(lam, "lam", minimum=0.0)
-    v_plus = check_real(v_plus, "v_plus", minimum=0.0, include_min=False)
-    v_minus = check_real(v_minus, "v_minus", minimum=0.0, include_min=False)
+    p_plus, lam, v_plus, v_minus = _check_model(p_plus, lam, v_plus, v_minus)
     tol = check_real(tol, "tol", minimum=0.0, include_min=False)
     R0, Q0 = asymptotic_initial_overlaps() if init is None else _check_overlaps(*init)
     args = (a, b, p_plus, lam, v_plus, v_minus)
@@ -577,10 +581,7 @@ def bayes_error(*, p_plus, lam, v_plus=1.0, v_minus=1.0):
     >>> bool(abs(bayes_error(p_plus=0.5, lam=1.2) - norm.cdf(-1.2 / 2**0.5)) < 1e-12)
     True
     """
-    p_plus = check_probability(p_plus, "p_plus", open_interval=True)
-    lam = check_real(lam, "lam", minimum=0.0)
-    v_plus = check_real(v_plus, "v_plus", minimum=0.0, include_min=False)
-    v_minus = check_real(v_minus, "v_minus", minimum=0.0, include_min=False)
+    p_plus, lam, v_plus, v_minus = _check_model(p_plus, lam, v_plus, v_minus)
     return _linear_threshold_error(p_plus, lam, v_plus, v_minus)[0]
 
 
@@ -663,11 +664,8 @@ def plateau_instability(*, p_plus, lam, eta, v_plus=1.0, v_minus=1.0):
     """
     from scipy.optimize import root
 
-    p_plus = check_probability(p_plus, "p_plus", open_interval=True)
-    lam = check_real(lam, "lam", minimum=0.0)
+    p_plus, lam, v_plus, v_minus = _check_model(p_plus, lam, v_plus, v_minus)
     eta = check_real(eta, "eta", minimum=0.0, include_min=False)
-    v_plus = check_real(v_plus, "v_plus", minimum=0.0, include_min=False)
-    v_minus = check_real(v_minus, "v_minus", minimum=0.0, include_min=False)
     kw = {"a": 1.0, "b": 0.0, "p_plus": p_plus, "lam": lam, "eta": eta}
     kw |= {"v_plus": v_plus, "v_minus": v_minus}
 
