@@ -120,7 +120,7 @@ def plot_real_data(ds, ax=None):
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(11, 4), constrained_layout=True)
+        _, ax = plt.subplots(figsize=(11, 4.8), constrained_layout=True)
     acc = ds["sim_accuracy"].where(ds["sim_done"])
     n = ds["sim_done"].sum("seed")
     mean = acc.mean("seed")
@@ -140,13 +140,14 @@ def plot_real_data(ds, ax=None):
             label=METHODS[str(m)][0],
         )
     ax.set_xticks(x, [str(d) for d in ds["dataset"].values])
-    ax.set_ylim(0.8, 1.0)
+    low = float(np.nanmin((mean - se).values))
+    ax.set_ylim(max(0.0, np.floor(20 * low - 0.5) / 20), 1.0)
     ax.set_ylabel("test accuracy")
     ax.set_title(
         f"stratified 75/25 splits, {int(n.min())} per cell; standardised features",
         fontsize=9,
     )
-    ax.legend(frameon=False, fontsize=7, ncol=5, loc="lower center")
+    ax.legend(frameon=False, fontsize=8, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.08))
     return ax
 
 

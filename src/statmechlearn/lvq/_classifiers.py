@@ -42,7 +42,8 @@ _COMMON_PARAMS = """
         class as ``prototype_labels_`` will be.
     learning_rate : float, default={lr}
         Step size, > 0. In ``fit`` it is the first epoch's; ``partial_fit``
-        always uses it unchanged (the paper's on-line setting).
+        always uses it unchanged (the paper's on-line setting, where
+        ``learning_rate = eta / N`` for N features).
     learning_rate_schedule : {"inverse", "linear", "constant"}, default="inverse"
         Learning rate of epoch e in ``fit``: ``learning_rate / (1 + e)``,
         ``learning_rate * (1 - e / max_iter)`` (Kohonen's LVQ_PAK), or constant.
