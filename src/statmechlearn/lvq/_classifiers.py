@@ -210,17 +210,15 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
                     "(all labels that will ever occur)"
                 )
             classes = self._validate_targets(y, np.unique(np.asarray(classes)))
-        unknown = np.setdiff1d(np.unique(y), classes if first else self.classes_)
+        known = classes if first else self.classes_
+        unknown = np.setdiff1d(np.unique(y), known)
         if unknown.size:
-            allowed = classes if first else self.classes_
             raise ValueError(
-                f"y contains labels {unknown.tolist()} that are not in classes {allowed.tolist()}"
+                f"y contains labels {unknown.tolist()} that are not in classes {known.tolist()}"
             )
+        y_codes = np.searchsorted(known, y).astype(np.int64)
         if first:
-            y_codes = np.searchsorted(classes, y).astype(np.int64)
             self._start(X, y_codes, classes, check_random_state(self.random_state))
-        else:
-            y_codes = np.searchsorted(self.classes_, y).astype(np.int64)
         self._epoch(X, y_codes, np.arange(X.shape[0]), params["learning_rate"], rule)
         self.n_updates_ += X.shape[0]
         check_finite_prototypes(self, params["learning_rate"])
