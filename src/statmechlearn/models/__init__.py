@@ -4,9 +4,12 @@ Modules
 -------
 labeled_mixture
     Two labelled Gaussian clusters (Biehl, Ghosh & Hammer).
+outliers
+    Two labelled clusters mixed with outliers (Dietrich & Opper).
 """
 
-from statmechlearn.models import labeled_mixture
+from statmechlearn.models import labeled_mixture, outliers
 from statmechlearn.models.labeled_mixture import LabeledMixture
+from statmechlearn.models.outliers import OutlierMixture
 
-__all__ = ["LabeledMixture", "labeled_mixture"]
+__all__ = ["LabeledMixture", "OutlierMixture", "labeled_mixture", "outliers"]
