@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import expit
 from sklearn.datasets import make_blobs
 from sklearn.metrics import roc_auc_score
@@ -14,6 +16,7 @@ from statmechlearn.linear import (
     hebb_vector,
     soft_selection_em,
 )
+from statmechlearn.linear._selection_em import soft_em_pass, soft_em_pass_numpy
 from statmechlearn.models.outliers import OutlierMixture, informative_fraction
 
 
@@ -208,3 +211,33 @@ def test_bad_input_is_named():
         OutlierRobustClassifier().fit(bad, S)
     with pytest.raises(ValueError, match="1 sample"):
         OutlierRobustClassifier().fit(X[:1], S[:1])
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    P=st.integers(1, 40),
+    N=st.integers(1, 12),
+    gamma=st.floats(0.1, 50.0),
+    eta=st.floats(-30.0, 30.0),
+)
+def test_fused_em_pass_matches_its_numpy_twin(seed, P, N, gamma, eta):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((P, N))
+    S = rng.choice([-1.0, 1.0], size=P)
+    J = 3 * rng.standard_normal(N)
+    fast = soft_em_pass(X, S, J, gamma, eta)
+    slow = soft_em_pass_numpy(X, S, J, gamma, eta)
+    for a, b in zip(fast, slow, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_fused_em_pass_in_parallel_blocks_matches_its_twin():
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((6000, 7))  # >= 2048 rows per block: several threads
+    S = rng.choice([-1.0, 1.0], size=6000)
+    J = rng.standard_normal(7)
+    for a, b in zip(
+        soft_em_pass(X, S, J, 3.0, 0.5), soft_em_pass_numpy(X, S, J, 3.0, 0.5), strict=True
+    ):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)

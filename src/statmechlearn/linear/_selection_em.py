@@ -18,10 +18,18 @@ teacher-student simulation advances many runs per BLAS call; the estimators
 in :mod:`statmechlearn.linear` call them with one run.
 """
 
+import numba
 import numpy as np
 from scipy.special import expit
 
-__all__ = ["EMResult", "hard_selection_em", "hebb_vector", "soft_selection_em"]
+__all__ = [
+    "EMResult",
+    "hard_selection_em",
+    "hebb_vector",
+    "soft_em_pass",
+    "soft_em_pass_numpy",
+    "soft_selection_em",
+]
 
 
 class EMResult:
@@ -61,6 +69,89 @@ def _j_from_weights(X, S, weights, gamma):
     return np.sqrt(N) * _hebb_sum(X, S, weights) / (total + N / gamma)[:, None]
 
 
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _soft_em_rows(X, S, J, root, gamma, c, start, stop, u, v):  # pragma: no cover
+    total_v = 0.0
+    total_vh = 0.0
+    N = X.shape[1]
+    for j in range(N):
+        u[j] = 0.0
+    for mu in range(start, stop):
+        h = 0.0
+        for j in range(N):
+            h += X[mu, j] * J[j]
+        h *= S[mu] / root
+        f = c - gamma * h
+        if f > 0.0:  # 1 / (1 + e^f) without overflow
+            e = np.exp(-f)
+            w = e / (1.0 + e)
+        else:
+            w = 1.0 / (1.0 + np.exp(f))
+        v[mu] = w
+        total_v += w
+        total_vh += w * h
+        ws = w * S[mu]
+        for j in range(N):
+            u[j] += ws * X[mu, j]
+    return total_v, total_vh
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _soft_em_pass_kernel(X, S, J, gamma, eta, U, v, totals):  # pragma: no cover - compiled
+    P, N = X.shape
+    n_chunks = U.shape[0]
+    c = gamma * np.dot(J, J) / N / 2.0 + eta
+    root = np.sqrt(N)
+    for k in numba.prange(n_chunks):  # row blocks; each thread its own partial sum
+        start = k * P // n_chunks
+        stop = (k + 1) * P // n_chunks
+        tv, tvh = _soft_em_rows(X, S, J, root, gamma, c, start, stop, U[k], v)
+        totals[k, 0] = tv
+        totals[k, 1] = tvh
+
+
+def soft_em_pass(X, S, J, gamma, eta):
+    """One E-step and the sums of the M-step in a single pass over X (numba).
+
+    The row of X that gives an example's field ``h`` is still in cache when
+    it is added to the weighted Hebb sum, so the pass reads X once: the cost
+    of one matrix-vector product, where the NumPy twin needs two. Blocks of
+    rows run on numba's threads, each with its own partial sum.
+
+    Parameters
+    ----------
+    X : ndarray of shape (P, N), float64, C-contiguous
+    S : ndarray of shape (P,), +-1
+    J : ndarray of shape (N,)
+    gamma, eta : float
+
+    Returns
+    -------
+    u : ndarray of shape (N,)
+        ``sum_mu <V_mu> S_mu xi_mu``.
+    v : ndarray of shape (P,)
+        ``<V_mu> = 1 / (1 + e^{f_mu(J)})``, eq. (24).
+    sum_v, sum_vh : float
+        ``sum <V>`` and ``sum <V> h``.
+    """
+    # enough rows per block to amortise the thread start; at most one block per thread
+    n_chunks = max(1, min(numba.get_num_threads(), X.shape[0] // 2048))
+    U = np.empty((n_chunks, X.shape[1]))
+    v = np.empty(X.shape[0])
+    totals = np.empty((n_chunks, 2))
+    _soft_em_pass_kernel(X, S, J, float(gamma), float(eta), U, v, totals)
+    sum_v, sum_vh = totals.sum(axis=0)
+    return U.sum(axis=0), v, float(sum_v), float(sum_vh)
+
+
+def soft_em_pass_numpy(X, S, J, gamma, eta):
+    """NumPy twin of :func:`soft_em_pass` (two BLAS passes over X)."""
+    N = X.shape[1]
+    h = S * (X @ J) / np.sqrt(N)
+    v = expit(-(gamma * (J @ J) / N / 2.0 + eta - gamma * h))
+    return (v * S) @ X, v, float(v.sum()), float(v @ h)
+
+
 def hebb_vector(X, S, gamma):
     """The Hebbian estimate eq. (25): ``J = sum S xi / (sqrt(N) (alpha + 1/gamma))``.
 
@@ -77,19 +168,6 @@ def hebb_vector(X, S, gamma):
     """
     gamma = np.broadcast_to(np.asarray(gamma, dtype=float), X.shape[:1])
     return _j_from_weights(X, S, np.ones(S.shape), gamma)
-
-
-def _estimate_gamma_eta(X, S, J, v, sq_norms):
-    """M-step of the marginal likelihood for gamma and eta (Sec. 2's mixture)."""
-    P, N = X.shape[1], X.shape[2]
-    mean_v = np.clip(v.mean(axis=1), 1e-12, 1.0 - 1e-12)
-    eta = np.log1p(-mean_v) - np.log(mean_v)
-    h = _fields(X, S, J)
-    Q = np.einsum("rn,rn->r", J, J) / N
-    # E|xi - V S J/sqrt(N)|^2 = |xi|^2 - 2 V h sqrt... with V averaged: |xi|^2 - v (2h - Q)
-    spread = sq_norms.sum(axis=1) - np.einsum("rp,rp->r", v, 2.0 * h - Q[:, None])
-    gamma = P * N / np.maximum(spread, np.finfo(float).tiny)
-    return gamma, eta
 
 
 def soft_selection_em(X, S, *, gamma, eta, J0=None, estimate=(), max_iter=500, tol=1e-9):
@@ -115,25 +193,33 @@ def soft_selection_em(X, S, *, gamma, eta, J0=None, estimate=(), max_iter=500, t
     -------
     EMResult
     """
-    n_runs, _, N = X.shape
+    n_runs, P, N = X.shape
     gamma = np.array(np.broadcast_to(np.asarray(gamma, dtype=float), (n_runs,)))
     eta = np.array(np.broadcast_to(np.asarray(eta, dtype=float), (n_runs,)))
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    S = np.ascontiguousarray(S, dtype=np.float64)
     J = hebb_vector(X, S, gamma) if J0 is None else np.array(J0, dtype=float)
-    sq_norms = np.einsum("rpn,rpn->rp", X, X) if estimate else None
+    sq_norms = np.einsum("rpn,rpn->r", X, X) if estimate else None
     residual = np.full(n_runs, np.inf)
-    v = np.ones(S.shape)
+    v = np.ones((n_runs, P))
+    u = np.empty((n_runs, N))
+    sum_v = np.empty(n_runs)
+    sum_vh = np.empty(n_runs)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
-        Q = np.einsum("rn,rn->r", J, J) / N
-        f = -gamma[:, None] * _fields(X, S, J) + (gamma * Q / 2.0 + eta)[:, None]
-        v = expit(-f)
+        for r in range(n_runs):
+            u[r], v[r], sum_v[r], sum_vh[r] = soft_em_pass(X[r], S[r], J[r], gamma[r], eta[r])
         if estimate:
-            g_new, e_new = _estimate_gamma_eta(X, S, J, v, sq_norms)
-            if "gamma" in estimate:
-                gamma = g_new
+            # M-step of the marginal likelihood: 1/(1+e^eta) = mean <V>, and 1/gamma =
+            # sum_mu [<V>|xi - S J/sqrt(N)|^2 + (1 - <V>)|xi|^2] / (P N)
             if "eta" in estimate:
-                eta = e_new
-        J_new = _j_from_weights(X, S, v, gamma)
+                mean_v = np.clip(sum_v / P, 1e-12, 1.0 - 1e-12)
+                eta = np.log1p(-mean_v) - np.log(mean_v)
+            if "gamma" in estimate:
+                Q = np.einsum("rn,rn->r", J, J) / N
+                spread = sq_norms - 2.0 * sum_vh + Q * sum_v
+                gamma = P * N / np.maximum(spread, np.finfo(float).tiny)
+        J_new = np.sqrt(N) * u / (sum_v + N / gamma)[:, None]
         scale = np.maximum(np.linalg.norm(J_new, axis=1), np.finfo(float).tiny)
         residual = np.linalg.norm(J_new - J, axis=1) / scale
         J = J_new
