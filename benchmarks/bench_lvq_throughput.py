@@ -11,25 +11,16 @@ Run: ``.venv/bin/python benchmarks/bench_lvq_throughput.py``. Prints, from one r
 3. one ODE learning curve of LVQ1 to alpha = 100 (target < 0.5 s).
 """
 
-import time
 import warnings
 
 import numpy as np
+from _timing import best_of
 from sklearn.datasets import load_digits
 from sklearn.preprocessing import StandardScaler
 
 from statmechlearn.lvq import GLVQ, LVQ1, wta_online_updates
 from statmechlearn.lvq import _kernels as K
 from statmechlearn.theory.lvq_dynamics import learning_curve
-
-
-def _best_of(fn, repeat=5):
-    best = np.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def kernels_vs_numpy():
@@ -51,8 +42,8 @@ def kernels_vs_numpy():
             W = W0.copy()
             kernel(W, X, y, labels, order, 0.01, *extra)
 
-        t_fast = _best_of(lambda run=run, fast=fast: run(fast))
-        t_slow = _best_of(lambda run=run, slow=slow: run(slow), repeat=2)
+        t_fast = best_of(lambda run=run, fast=fast: run(fast))
+        t_slow = best_of(lambda run=run, slow=slow: run(slow), repeat=2)
         rows.append((name, len(X) / t_fast, len(X) / t_slow))
     print("1. on-line epoch on digits (1797 x 64, 30 prototypes)")
     for name, fast, slow in rows:
@@ -69,7 +60,7 @@ def simulation_bandwidth(n_features=200, n_runs=100, n_steps=5000):
     W = rng.standard_normal((n_runs, 2, n_features)) * 0.01
     labels = np.array([1.0, -1.0])
     wta_online_updates(W.copy(), X[:, :2], y[:, :2], labels, learning_rate=0.001, a=0, b=1)
-    t = _best_of(
+    t = best_of(
         lambda: wta_online_updates(W.copy(), X, y, labels, learning_rate=0.001, a=0, b=1), 3
     )
     per_update = t / (n_runs * n_steps)
@@ -78,7 +69,7 @@ def simulation_bandwidth(n_features=200, n_runs=100, n_steps=5000):
     needed = 8 * n_features + 8
     big = np.ones(50_000_000)
     dst = np.empty_like(big)
-    t_copy = _best_of(lambda: np.copyto(dst, big), 3)
+    t_copy = best_of(lambda: np.copyto(dst, big), 3)
     bandwidth = 2 * big.nbytes / t_copy  # read + write
     achieved = needed / per_update
     print(f"2. batched simulation, N={n_features}, {n_runs} runs x {n_steps} steps")
@@ -94,7 +85,7 @@ def simulation_bandwidth(n_features=200, n_runs=100, n_steps=5000):
 def ode_curve():
     alphas = np.linspace(0, 100, 401)
     learning_curve("lvq1", alphas[:3], p_plus=0.8, lam=1.0, eta=0.2)
-    t = _best_of(lambda: learning_curve("lvq1", alphas, p_plus=0.8, lam=1.0, eta=0.2), 3)
+    t = best_of(lambda: learning_curve("lvq1", alphas, p_plus=0.8, lam=1.0, eta=0.2), 3)
     print(f"3. ODE learning curve LVQ1 to alpha=100 (401 points): {t:.3f} s")
 
 

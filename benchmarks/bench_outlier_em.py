@@ -7,20 +7,10 @@ NumPy twin (two BLAS passes), and their ratios to the matvec from one run.
 Target (issue 4): an EM iteration costs at most 2 matvecs.
 """
 
-import time
-
 import numpy as np
+from _timing import best_of
 
 from statmechlearn.linear._selection_em import soft_em_pass, soft_em_pass_numpy
-
-
-def _best_of(fn, repeat=20):
-    best = np.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main(P=10_000, N=500):
@@ -29,9 +19,9 @@ def main(P=10_000, N=500):
     S = rng.choice([-1.0, 1.0], size=P)
     J = rng.standard_normal(N)
     soft_em_pass(X[:2], S[:2], J, 10.0, 0.0)  # compile
-    t_mv = _best_of(lambda: X @ J)
-    t_fused = _best_of(lambda: soft_em_pass(X, S, J, 10.0, 0.0))
-    t_numpy = _best_of(lambda: soft_em_pass_numpy(X, S, J, 10.0, 0.0))
+    t_mv = best_of(lambda: X @ J, 20)
+    t_fused = best_of(lambda: soft_em_pass(X, S, J, 10.0, 0.0), 20)
+    t_numpy = best_of(lambda: soft_em_pass_numpy(X, S, J, 10.0, 0.0), 20)
     print(f"P={P}, N={N}: X @ w {t_mv * 1e3:.2f} ms")
     print(f"  fused EM pass (numba) {t_fused * 1e3:.2f} ms = {t_fused / t_mv:.2f} matvecs")
     print(f"  NumPy twin            {t_numpy * 1e3:.2f} ms = {t_numpy / t_mv:.2f} matvecs")
