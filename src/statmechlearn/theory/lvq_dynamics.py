@@ -13,6 +13,7 @@ Index convention: axis position 0 is the label +1, position 1 is -1, so
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import root
 
 from statmechlearn._core.exceptions import ConvergenceError
 from statmechlearn._core.gauss import Phi, normal_pdf
@@ -429,8 +430,6 @@ def asymptotic_state(
         If the flow does not settle or Newton's refinement leaves the attractor;
         ``diagnostics`` holds the last state and drift.
     """
-    from scipy.optimize import root
-
     name, a, b = _resolve_algorithm(algorithm)
     p_plus, lam, v_plus, v_minus = _check_model(p_plus, lam, v_plus, v_minus)
     tol = check_real(tol, "tol", minimum=0.0, include_min=False)
@@ -662,8 +661,6 @@ def plateau_instability(*, p_plus, lam, eta, v_plus=1.0, v_minus=1.0):
     ConvergenceError
         If the symmetric fixed point cannot be located.
     """
-    from scipy.optimize import root
-
     p_plus, lam, v_plus, v_minus = _check_model(p_plus, lam, v_plus, v_minus)
     eta = check_real(eta, "eta", minimum=0.0, include_min=False)
     kw = {"a": 1.0, "b": 0.0, "p_plus": p_plus, "lam": lam, "eta": eta}
