@@ -168,8 +168,10 @@ class OutlierRobustClassifier(_LinearTwoClass):
     ``selection="soft"`` computes the MAP of J by EM, eqs. (23)-(24): each
     example is weighted by its posterior probability ``<V>`` of being
     informative. ``selection="hard"`` computes the MAP of the selection
-    variables V in {0, 1} by EM, eqs. (26)-(28), and returns ``<J>`` given
-    them. Classification is by the sign of ``(x - centre) . J``.
+    variables V in {0, 1} by EM, eqs. (26)-(28), started from the soft
+    solution (``<V> > 1/2``) and refined by exact single-example flips until
+    no flip lowers the energy (10); it returns ``<J>`` given the V's.
+    Classification is by the sign of ``(x - centre) . J``.
 
     Parameters
     ----------
@@ -288,14 +290,16 @@ class OutlierRobustClassifier(_LinearTwoClass):
         J0 = None
         if previous is not None and previous[0].shape == (Xc.shape[1],):
             J0 = previous[0][None]
-        if selection == "soft" or estimate:
+        if selection == "soft" or estimate or (selection == "hard" and not warm):
             soft = soft_selection_em(
                 Xb, Sb, gamma=g0, eta=e0, J0=J0, estimate=estimate, max_iter=max_iter, tol=tol
             )
             g0, e0 = float(soft.gamma[0]), float(soft.eta[0])
             result = soft
         if selection == "hard":
-            V0 = None
+            # from the soft solution: EM from all examples selected falls into the
+            # all-outlier state long before the MAP does (issue 4's notes)
+            V0 = (soft.V > 0.5).astype(float) if not warm else None
             if previous is not None and previous[1] is not None and previous[1].shape == S.shape:
                 V0 = previous[1][None]
             result = hard_selection_em(Xb, Sb, gamma=g0, eta=e0, V0=V0, max_iter=max_iter)

@@ -25,6 +25,7 @@ from scipy.special import expit
 __all__ = [
     "EMResult",
     "hard_selection_em",
+    "hard_selection_energy",
     "hebb_vector",
     "soft_em_pass",
     "soft_em_pass_numpy",
@@ -228,8 +229,87 @@ def soft_selection_em(X, S, *, gamma, eta, J0=None, estimate=(), max_iter=500, t
     return EMResult(J, v, gamma, eta, n_iter, residual <= tol, residual)
 
 
-def hard_selection_em(X, S, *, gamma, eta, V0=None, max_iter=500):
+def hard_selection_energy(X, S, V, *, gamma, eta):
+    """Energy (10) of a selection per N, without its V-independent constants.
+
+    ``H_h(V) / N = eta k / N - |b|^2 / (2 N A) + ln(A) / 2`` with ``k = sum V``,
+    ``b = gamma sum_mu V S xi / sqrt(N)`` and ``A = 1 + gamma k / N``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_runs, P, N)
+    S, V : ndarray of shape (n_runs, P)
+    gamma, eta : float or ndarray of shape (n_runs,)
+
+    Returns
+    -------
+    ndarray of shape (n_runs,)
+    """
+    N = X.shape[-1]
+    gamma = np.broadcast_to(np.asarray(gamma, dtype=float), X.shape[:1])
+    eta = np.broadcast_to(np.asarray(eta, dtype=float), X.shape[:1])
+    k = V.sum(axis=1)
+    b = gamma[:, None] * _hebb_sum(X, S, V) / np.sqrt(N)
+    A = 1.0 + gamma * k / N
+    return eta * k / N - np.einsum("rn,rn->r", b, b) / (2.0 * N * A) + 0.5 * np.log(A)
+
+
+def _flip_gains(X, S, V, gamma, eta, row_sq):
+    """Exact change of the energy (10) when each V_mu alone is flipped (one pass over X)."""
+    N = X.shape[-1]
+    k = V.sum(axis=1)
+    b = gamma[:, None] * _hebb_sum(X, S, V) / np.sqrt(N)
+    bb = np.einsum("rn,rn->r", b, b)
+    A = (1.0 + gamma * k / N)[:, None]
+    bw = gamma[:, None] * _fields(X, S, b)
+    w2 = gamma[:, None] ** 2 * row_sq / N
+    d = 1.0 - 2.0 * V  # +1 adds the example, -1 removes it
+    A_new = A + d * gamma[:, None] / N
+    return (
+        eta[:, None] * d
+        - (bb[:, None] + 2.0 * d * bw + w2) / (2.0 * A_new)
+        + bb[:, None] / (2.0 * A)
+        + 0.5 * N * np.log(A_new / A)
+    )
+
+
+def _flip_descent(X, S, V, gamma, eta, max_iter):
+    """Flip V's until no single flip lowers the energy (10); (V, iterations, converged)."""
+    row_sq = np.einsum("rpn,rpn->rp", X, X)
+    converged = np.zeros(X.shape[0], dtype=bool)
+    energy = hard_selection_energy(X, S, V, gamma=gamma, eta=eta)
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
+        gains = _flip_gains(X, S, V, gamma, eta, row_sq) * X.shape[-1]
+        improving = gains < -1e-10
+        converged = ~improving.any(axis=1)
+        if converged.all():
+            break
+        # all improving flips at once; where their interaction undoes the gain, the best one
+        trial = np.where(improving, 1.0 - V, V)
+        trial_energy = hard_selection_energy(X, S, trial, gamma=gamma, eta=eta)
+        worse = trial_energy >= energy
+        if worse.any():
+            rows = np.nonzero(worse & ~converged)[0]
+            best = np.argmin(gains[rows], axis=1)
+            trial[rows] = V[rows]
+            trial[rows, best] = 1.0 - V[rows, best]
+            trial_energy = hard_selection_energy(X, S, trial, gamma=gamma, eta=eta)
+        V, energy = trial, trial_energy
+    return V, n_iter, converged
+
+
+def hard_selection_em(X, S, *, gamma, eta, V0=None, max_iter=500, polish=True):
     """MAP estimate of the selection variables V by EM, eqs. (26)-(28).
+
+    EM is block-coordinate descent on J and V, and its fixed points keep
+    an example selected as long as its field *including its own
+    contribution* passes the threshold: they are not always local minima of
+    the energy (10). With ``polish=True`` the EM result is refined by exact
+    single-example flips (each flip's change of (10) is computed for all
+    examples in one pass over X) until no flip lowers the energy, which is
+    what the replica theory of the MAP (``theory.outliers.hard_selection``)
+    describes.
 
     Parameters
     ----------
@@ -240,12 +320,16 @@ def hard_selection_em(X, S, *, gamma, eta, V0=None, max_iter=500):
         Starting selection; default all examples selected (the Hebb start).
     max_iter : int, default=500
         V takes finitely many values and every step lowers the energy (10),
-        so the iteration stops when V repeats; ``max_iter`` bounds it.
+        so the iteration stops when V repeats; ``max_iter`` bounds it (and,
+        separately, the flip descent).
+    polish : bool, default=True
+        Refine the EM fixed point by single-flip descent on (10).
 
     Returns
     -------
     EMResult
-        ``J`` is ``<J>`` of eq. (28) for the final V.
+        ``J`` is ``<J>`` of eq. (28) for the final V; ``n_iter`` counts EM
+        and flip iterations together.
     """
     n_runs, _, N = X.shape
     gamma = np.array(np.broadcast_to(np.asarray(gamma, dtype=float), (n_runs,)))
@@ -266,4 +350,11 @@ def hard_selection_em(X, S, *, gamma, eta, V0=None, max_iter=500):
         J = _j_from_weights(X, S, V, gamma)
         if np.all(flips == 0):
             break
-    return EMResult(J, V, gamma, eta, n_iter, flips == 0, flips.astype(float))
+    converged = flips == 0
+    if polish:
+        V_em = V
+        V, n_flip_iter, converged = _flip_descent(X, S, V, gamma, eta, max_iter)
+        flips = np.sum(V_em != V, axis=1)
+        n_iter += n_flip_iter
+        J = _j_from_weights(X, S, V, gamma)
+    return EMResult(J, V, gamma, eta, n_iter, converged, flips.astype(float))
