@@ -66,6 +66,7 @@ __all__ = [
 
 _ETA_RANGE = (-8.0, 14.0)
 _LOG_FLOOR = -60.0  # continuation stops when R or Q reach e^-60 (the all-outlier limit)
+_LOG_CEILING = 30.0  # order parameters beyond e^30 are never a saddle point
 _LOG_END = -15.0  # a branch that stalls below e^-15 has reached J = 0
 
 
@@ -198,6 +199,8 @@ class _SoftProblem:
 
     def residual(self, u):
         y, eta = u[:-1], u[-1]
+        if np.max(y) > _LOG_CEILING:  # a Newton step far outside: reject it
+            return np.full(3, np.nan)
         R, Q, z, _s, _b, avg = self._parts(y, eta)
         psi, m1, m, xm, n = avg
         a, g, gs = self.alpha, self.gamma, self.gs
@@ -254,6 +257,8 @@ class _HardProblem:
 
     def residual(self, u):
         y, eta = u[:-1], u[-1]
+        if np.max(y) > _LOG_CEILING:
+            return np.full(4, np.nan)
         R, Q, z, _lam, _s, _b, _psi, m1, m, xm = self._parts(y, eta)
         a, g, gs = self.alpha, self.gamma, self.gs
         if not m1 > 0:
@@ -354,10 +359,13 @@ def _continue(problem, eta_range, *, ds_max=0.2, max_steps=20000):
             return np.append(problem.residual(v), tangent @ (v - predicted))
 
         v, ok, _ = _newton(corrector, predicted, tol=1e-9, max_iter=8)
-        if not ok:
+        jac = _jacobian(problem.residual, v)[1] if ok else None
+        if not ok or not np.all(np.isfinite(jac)):
             ds *= 0.5
             if ds < 1e-7 and min(u[0], u[1]) < _LOG_END:
                 break  # the branch ends on the trivial solution (J = 0)
+            if ds < 1e-7 and not getattr(problem, "exact", True):
+                break  # the Gaussian form (A2) ends where b reaches 4
             if ds < 1e-7:
                 raise ConvergenceError(
                     f"continuation stalled at eta={u[-1]:.4g} (step {ds:.1e}); the branch "
@@ -365,7 +373,7 @@ def _continue(problem, eta_range, *, ds_max=0.2, max_steps=20000):
                     {"eta": float(u[-1]), "state": u.tolist()},
                 )
             continue
-        new_tangent = _tangent(_jacobian(problem.residual, v)[1], tangent)
+        new_tangent = _tangent(jac, tangent)
         if new_tangent @ tangent < 0.9:  # turned too fast: retry with a shorter step
             ds *= 0.5
             continue
