@@ -97,7 +97,7 @@ def test_saddle_points_are_stationary_points_of_f(selection, alpha, eta):
 
 
 def test_envelope_identity():
-    """f is stationary in the order parameters: re-solving after a change of eta moves f at O(h^2)."""
+    """f is stationary in R, Q, z: re-solving after eta -> eta + h moves f only at O(h^2)."""
     alpha, eta, h = 5.0, 1.0, 1e-3
     problem, points, _, folds = theory._curve(
         "soft", alpha, GAMMA, GAMMA, "exact", *theory._ETA_RANGE
@@ -206,9 +206,9 @@ def test_hard_critical_eta_grows_with_alpha():
     ],
 )
 def test_bad_input(kwargs):
-    with pytest.raises(ValueError, match="alpha|eta|gamma"):
+    with pytest.raises(ValueError, match=r"alpha|eta|gamma"):
         theory.soft_selection(**kwargs)
-    with pytest.raises(ValueError, match="alpha|eta|gamma"):
+    with pytest.raises(ValueError, match=r"alpha|eta|gamma"):
         theory.hard_selection(**kwargs)
 
 
@@ -240,7 +240,7 @@ def test_soft_theory_matches_em():
 
 def test_hard_theory_matches_polished_em():
     alpha, eta, n_runs = 20.0, 3.0, 6
-    model, X, S = _simulate(alpha, eta, 200, n_runs, seed=5)
+    _, X, S = _simulate(alpha, eta, 200, n_runs, seed=5)
     soft = soft_selection_em(X, S, gamma=GAMMA, eta=eta)
     result = hard_selection_em(X, S, gamma=GAMMA, eta=eta, V0=(soft.V > 0.5).astype(float))
     th = theory.hard_selection(alpha, eta, gamma=GAMMA).branch(0)
