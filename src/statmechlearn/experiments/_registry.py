@@ -33,7 +33,13 @@ def register(spec):
 
 def _load():
     # importing the per-paper modules registers their specs
-    from statmechlearn.experiments import lvq_beyond, lvq_biehl, lvq_real_data  # noqa: F401
+    from statmechlearn.experiments import (  # noqa: F401
+        lvq_beyond,
+        lvq_biehl,
+        lvq_real_data,
+        outliers_dietrich,
+        outliers_real_data,
+    )
 
 
 def names():

@@ -742,14 +742,15 @@ def hard_transition(alpha, *, gamma, gamma_student=None):
     -------
     SelectionTransition
         ``spinodals``: eta0 (:func:`hard_trivial_threshold`), then the folds
-        of the non-trivial branch; ``eta_c``: the first eta where the global
-        minimum leaves the non-trivial branch connected to the Hebb limit.
+        of the non-trivial branch; ``eta_c``: the first eta where the trivial
+        solution (all V = 0) becomes the global minimum (the paper's
+        definition); NaN if it never does below eta = 14.
     """
     alpha, _, gamma, gs = _check(alpha, 0.0, gamma, gamma_student)
     eta0 = hard_trivial_threshold(gamma=gamma, gamma_student=gs)
     problem, points, _, folds = _curve("hard", alpha, gamma, gs, "exact", *_ETA_RANGE)
     switches = _transitions(problem, points, folds, trivial_from=eta0)
-    eta_c = next((e for e, k, _ in switches if k == 0), math.nan)
+    eta_c = next((e for e, _, j in switches if j == -1), math.nan)
     return SelectionTransition(
         alpha, (eta0, *points[folds, -1].tolist()), eta_c, tuple(e for e, _, _ in switches)
     )
