@@ -549,7 +549,7 @@ def soft_selection(alpha, eta, *, gamma, gamma_student=None, limit="exact"):
     >>> from statmechlearn.theory.outliers import soft_selection
     >>> res = soft_selection(5.0, 0.0, gamma=10.0)
     >>> res.n_branches, round(res.branch()["Phi"], 3)
-    (1, 0.081)
+    (1, 0.066)
     """
     alpha, eta, gamma, gs = _check(alpha, eta, gamma, gamma_student)
     limit = check_choice(limit, "limit", ("exact", "gaussian"))
