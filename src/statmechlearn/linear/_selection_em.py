@@ -245,22 +245,25 @@ def hard_selection_energy(X, S, V, *, gamma, eta):
     -------
     ndarray of shape (n_runs,)
     """
-    N = X.shape[-1]
     gamma = np.broadcast_to(np.asarray(gamma, dtype=float), X.shape[:1])
     eta = np.broadcast_to(np.asarray(eta, dtype=float), X.shape[:1])
+    return _selection_state(X, S, V, gamma, eta)[1]
+
+
+def _selection_state(X, S, V, gamma, eta):
+    """``b = gamma sum V S xi / sqrt(N)`` (one pass over X) and the energy (10) per N."""
+    N = X.shape[-1]
     k = V.sum(axis=1)
     b = gamma[:, None] * _hebb_sum(X, S, V) / np.sqrt(N)
     A = 1.0 + gamma * k / N
-    return eta * k / N - np.einsum("rn,rn->r", b, b) / (2.0 * N * A) + 0.5 * np.log(A)
+    return b, eta * k / N - np.einsum("rn,rn->r", b, b) / (2.0 * N * A) + 0.5 * np.log(A)
 
 
-def _flip_gains(X, S, V, gamma, eta, row_sq):
+def _flip_gains(X, S, V, b, gamma, eta, row_sq):
     """Exact change of the energy (10) when each V_mu alone is flipped (one pass over X)."""
     N = X.shape[-1]
-    k = V.sum(axis=1)
-    b = gamma[:, None] * _hebb_sum(X, S, V) / np.sqrt(N)
     bb = np.einsum("rn,rn->r", b, b)
-    A = (1.0 + gamma * k / N)[:, None]
+    A = (1.0 + gamma * V.sum(axis=1) / N)[:, None]
     bw = gamma[:, None] * _fields(X, S, b)
     w2 = gamma[:, None] ** 2 * row_sq / N
     d = 1.0 - 2.0 * V  # +1 adds the example, -1 removes it
@@ -274,28 +277,32 @@ def _flip_gains(X, S, V, gamma, eta, row_sq):
 
 
 def _flip_descent(X, S, V, gamma, eta, max_iter):
-    """Flip V's until no single flip lowers the energy (10); (V, iterations, converged)."""
+    """Flip V's until no single flip lowers the energy (10); (V, iterations, converged).
+
+    Each iteration reads X twice: the fields of the current ``b`` and the
+    ``b`` of the trial selection, which is the next iteration's ``b``.
+    """
     row_sq = np.einsum("rpn,rpn->rp", X, X)
     converged = np.zeros(X.shape[0], dtype=bool)
-    energy = hard_selection_energy(X, S, V, gamma=gamma, eta=eta)
+    b, energy = _selection_state(X, S, V, gamma, eta)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
-        gains = _flip_gains(X, S, V, gamma, eta, row_sq) * X.shape[-1]
+        gains = _flip_gains(X, S, V, b, gamma, eta, row_sq) * X.shape[-1]
         improving = gains < -1e-10
         converged = ~improving.any(axis=1)
         if converged.all():
             break
         # all improving flips at once; where their interaction undoes the gain, the best one
         trial = np.where(improving, 1.0 - V, V)
-        trial_energy = hard_selection_energy(X, S, trial, gamma=gamma, eta=eta)
+        trial_b, trial_energy = _selection_state(X, S, trial, gamma, eta)
         worse = trial_energy >= energy
         if worse.any():
             rows = np.nonzero(worse & ~converged)[0]
             best = np.argmin(gains[rows], axis=1)
             trial[rows] = V[rows]
             trial[rows, best] = 1.0 - V[rows, best]
-            trial_energy = hard_selection_energy(X, S, trial, gamma=gamma, eta=eta)
-        V, energy = trial, trial_energy
+            trial_b, trial_energy = _selection_state(X, S, trial, gamma, eta)
+        V, b, energy = trial, trial_b, trial_energy
     return V, n_iter, converged
 
 
