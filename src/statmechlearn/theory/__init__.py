@@ -4,10 +4,12 @@ Modules
 -------
 lvq_dynamics
     On-line WTA LVQ dynamics (Biehl, Ghosh & Hammer).
+ml_mixture
+    Maximum-likelihood two-Gaussian mixtures (Barkai & Sompolinsky).
 outliers
     Soft and hard selection of informative examples (Dietrich & Opper).
 """
 
-from statmechlearn.theory import lvq_dynamics, outliers
+from statmechlearn.theory import lvq_dynamics, ml_mixture, outliers
 
-__all__ = ["lvq_dynamics", "outliers"]
+__all__ = ["lvq_dynamics", "ml_mixture", "outliers"]
