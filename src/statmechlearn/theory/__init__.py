@@ -2,6 +2,8 @@
 
 Modules
 -------
+annealing
+    Critical temperatures of deterministic annealing.
 lvq_dynamics
     On-line WTA LVQ dynamics (Biehl, Ghosh & Hammer).
 ml_mixture
@@ -10,6 +12,6 @@ outliers
     Soft and hard selection of informative examples (Dietrich & Opper).
 """
 
-from statmechlearn.theory import lvq_dynamics, ml_mixture, outliers
+from statmechlearn.theory import annealing, lvq_dynamics, ml_mixture, outliers
 
-__all__ = ["lvq_dynamics", "ml_mixture", "outliers"]
+__all__ = ["annealing", "lvq_dynamics", "ml_mixture", "outliers"]

@@ -1,0 +1,516 @@
+"""Deterministic annealing for squared-Euclidean clustering (Rose; Buhmann)."""
+
+import warnings
+from dataclasses import dataclass, field
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from statmechlearn._core.exceptions import ConvergenceWarning
+from statmechlearn._core.rng import check_random_state
+from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_statistics, posterior
+
+__all__ = ["AnnealingPath", "DeterministicAnnealing"]
+
+
+@dataclass
+class AnnealingPath:
+    """What deterministic annealing went through, one entry per temperature.
+
+    Attributes
+    ----------
+    temperature, free_energy, distortion, entropy, mutual_information : ndarray
+        Per-sample quantities at each converged temperature (nats).
+    n_clusters : ndarray of int
+        Number of distinct code vectors.
+    centers : list of ndarray
+        Code vectors at each temperature (their number grows with splits).
+    weights : list of ndarray
+        Cluster weights at each temperature.
+    events : list of dict
+        Critical events: ``temperature`` (where the split was made),
+        ``critical_temperature`` (``2 lambda_max`` of the cluster's posterior
+        covariance), ``cluster``, ``accepted`` (False when the pair fell back
+        together and was merged).
+    """
+
+    temperature: np.ndarray = field(default_factory=lambda: np.empty(0))
+    free_energy: np.ndarray = field(default_factory=lambda: np.empty(0))
+    distortion: np.ndarray = field(default_factory=lambda: np.empty(0))
+    entropy: np.ndarray = field(default_factory=lambda: np.empty(0))
+    mutual_information: np.ndarray = field(default_factory=lambda: np.empty(0))
+    n_clusters: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=int))
+    centers: list = field(default_factory=list)
+    weights: list = field(default_factory=list)
+    events: list = field(default_factory=list)
+
+    def _append(self, temperature, stats, centers, weights, n_distinct):
+        for name in ("free_energy", "distortion", "entropy", "mutual_information"):
+            setattr(self, name, np.append(getattr(self, name), stats[name][0]))
+        self.temperature = np.append(self.temperature, temperature)
+        self.n_clusters = np.append(self.n_clusters, n_distinct)
+        self.centers.append(centers.copy())
+        self.weights.append(weights.copy())
+
+
+def _principal(X, proba_k, center):
+    """Largest eigenvalue and eigenvector of the posterior-weighted covariance."""
+    mass = proba_k.sum()
+    diff = X - center
+    cov = (diff * proba_k[:, None]).T @ diff / mass
+    values, vectors = np.linalg.eigh(cov)
+    return values[-1], vectors[:, -1]
+
+
+def _groups(centers, scale, rtol=1e-3):
+    """Group label of each code vector; coincident ones (within ``rtol * scale``) share it."""
+    labels = np.full(len(centers), -1)
+    n_groups = 0
+    for i in range(len(centers)):
+        if labels[i] >= 0:
+            continue
+        close = np.sum((centers - centers[i]) ** 2, axis=1) <= (rtol * scale) ** 2
+        labels[close & (labels < 0)] = n_groups
+        n_groups += 1
+    return labels
+
+
+class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
+    """Maximum-entropy clustering by deterministic annealing (squared Euclidean).
+
+    The assignment of a point ``x`` to code vector ``y_k`` is the Gibbs
+    distribution ``p(k|x) ∝ w_k exp(-|x - y_k|^2 / T)``; at each temperature
+    the code vectors satisfy the centroid condition, which minimises the free
+    energy ``F = -T <log sum_k w_k exp(-|x - y_k|^2/T)>``. Starting above the
+    first critical temperature ``T_c = 2 lambda_max`` of the data covariance
+    (one code vector at the mean), ``T`` is lowered and a code vector is split
+    along its principal axis when ``T`` passes its own critical temperature
+    ``2 lambda_max`` of the posterior-weighted covariance of its cluster,
+    until ``n_clusters`` are found.
+
+    With ``T = 2 sigma`` and ``mass_constrained=False`` the fixed points are
+    the maximum-likelihood estimates of an equal-weight isotropic Gaussian
+    mixture of variance ``sigma`` (Barkai & Sompolinsky's eq. 8).
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of code vectors to reach.
+    mass_constrained : bool, default=True
+        If True the weights ``w_k`` are the cluster masses (Rose's
+        mass-constrained DA: coincident code vectors act as one, and the
+        result does not depend on how many share a position). If False
+        ``w_k = 1/K`` and all ``n_clusters`` code vectors are present from
+        the start, slightly perturbed, as in unconstrained DA.
+    anneal : bool, default=True
+        If False, no annealing: iterate to a fixed point at ``temperature``
+        from ``init`` (to follow local minima).
+    temperature : float, default=None
+        Fixed temperature when ``anneal=False`` (required then).
+    init : array-like of shape (n_clusters, n_features), default=None
+        Starting code vectors when ``anneal=False``; None draws
+        ``n_clusters`` distinct data points with ``random_state``.
+    min_temperature : float, default=None
+        Temperature floor of the schedule; None means ``1e-3 T_c``.
+    cooling_rate : float, default=0.9
+        Factor ``0 < a < 1`` with ``T <- a T`` between temperatures.
+    adaptive : bool, default=True
+        If True the step is shortened so that the next temperature lands just
+        below (``1 - 1e-2`` times) the highest pending critical temperature
+        of a cluster, so that no split is skipped by a coarse schedule.
+    max_iter : int, default=300
+        Maximum fixed-point iterations per temperature.
+    tol : float, default=1e-6
+        Convergence when every code vector moves less than ``tol`` times the
+        total data variance (squared distance) in one iteration.
+    random_state : int, Generator or None, default=None
+        Seeds the perturbations that break symmetry at splits and the random
+        ``init``.
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (n_found, n_features)
+        Code vectors at the final temperature.
+    cluster_weights_ : ndarray of shape (n_found,)
+        Their weights ``w_k`` (uniform unless mass-constrained).
+    labels_ : ndarray of shape (n_samples,)
+        Most probable cluster of each training point.
+    temperature_ : float
+        Final temperature.
+    critical_temperature_ : float
+        ``2 lambda_max`` of the training data covariance (the first split).
+    path_ : AnnealingPath
+        Temperatures, free energies, distortions, entropies, code vectors and
+        critical events.
+    n_iter_ : int
+        Total fixed-point iterations.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined when X has string feature names.
+
+    See Also
+    --------
+    sklearn.cluster.KMeans : the ``T -> 0`` limit (Lloyd's algorithm).
+    EqualWidthMixture : the same fixed points read as ML Gaussian mixtures.
+
+    Notes
+    -----
+    A run whose floor is reached with fewer than ``n_clusters`` distinct code
+    vectors (too few distinct points, or constant data, which has no
+    transition) warns and keeps what it found. Non-converged temperatures are
+    counted and reported in one :class:`ConvergenceWarning`.
+
+    References
+    ----------
+    K. Rose, "Deterministic annealing for clustering, compression,
+    classification, regression, and related optimization problems", Proc.
+    IEEE 86, 2210 (1998).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_blobs
+    >>> from statmechlearn.cluster import DeterministicAnnealing
+    >>> X, _ = make_blobs(300, centers=3, random_state=0)
+    >>> da = DeterministicAnnealing(n_clusters=3, random_state=0).fit(X)
+    >>> da.cluster_centers_.shape
+    (3, 2)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "mass_constrained": ["boolean"],
+        "anneal": ["boolean"],
+        "temperature": [Interval(Real, 0, None, closed="neither"), None],
+        "init": ["array-like", None],
+        "min_temperature": [Interval(Real, 0, None, closed="neither"), None],
+        "cooling_rate": [Interval(Real, 0, 1, closed="neither")],
+        "adaptive": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        mass_constrained=True,
+        anneal=True,
+        temperature=None,
+        init=None,
+        min_temperature=None,
+        cooling_rate=0.9,
+        adaptive=True,
+        max_iter=300,
+        tol=1e-6,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.mass_constrained = mass_constrained
+        self.anneal = anneal
+        self.temperature = temperature
+        self.init = init
+        self.min_temperature = min_temperature
+        self.cooling_rate = cooling_rate
+        self.adaptive = adaptive
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    # -- fitting ---------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Anneal (or iterate at fixed temperature) on X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data, finite.
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : DeterministicAnnealing
+            Fitted estimator.
+        """
+        X = validate_data(self, X, dtype=np.float64)
+        n = X.shape[0]
+        if self.n_clusters > n:
+            raise ValueError(
+                f"n_clusters={self.n_clusters} must be <= n_samples={n}; "
+                "there cannot be more clusters than points"
+            )
+        rng = check_random_state(self.random_state)
+        self._x_sq = np.einsum("ij,ij->i", X, X)
+        mean = X.mean(axis=0)
+        cov = np.atleast_2d(np.cov(X, rowvar=False, bias=True))
+        self.critical_temperature_ = float(2.0 * np.linalg.eigvalsh(cov)[-1])
+        self._scale = max(float(np.trace(cov)), np.finfo(float).tiny)
+        self._tol_abs = self.tol * self._scale
+        self._stalled = []
+        self.path_ = AnnealingPath()
+        self.n_iter_ = 0
+        if self.anneal:
+            centers, log_w = self._anneal(X, mean, rng)
+        else:
+            centers, log_w = self._fixed(X, rng)
+        self.cluster_centers_ = centers
+        self.cluster_weights_ = np.exp(log_w)
+        self.labels_ = self._proba(X).argmax(axis=1)
+        if self._stalled:
+            T, shift = self._stalled[0]
+            warnings.warn(
+                f"the fixed point did not converge within max_iter={self.max_iter} at "
+                f"{len(self._stalled)} temperature(s) (first at T={T:.4g}, last relative "
+                f"move {shift / self._scale:.2e} > tol={self.tol}); increase max_iter or "
+                "cool more slowly",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        del self._x_sq, self._stalled
+        return self
+
+    def _iterate(self, X, centers, log_w, T):
+        c, lw, n_it, shift = gibbs_fixed_point(
+            X,
+            centers[None],
+            log_w[None],
+            T,
+            mass_constrained=self.mass_constrained,
+            max_iter=self.max_iter,
+            tol=self._tol_abs,
+            x_sq=self._x_sq,
+        )
+        self.n_iter_ += n_it
+        if shift[0] > self._tol_abs:
+            self._stalled.append((T, float(shift[0])))
+        return c[0], lw[0]
+
+    def _record(self, X, centers, log_w, T):
+        stats = gibbs_statistics(X, centers[None], log_w[None], T, self._x_sq)
+        n_distinct = int(_groups(centers, np.sqrt(self._scale)).max()) + 1
+        self.path_._append(T, stats, centers, np.exp(log_w), n_distinct)
+
+    def _fixed(self, X, rng):
+        if self.temperature is None:
+            raise ValueError("temperature must be given (a float > 0) when anneal=False")
+        if self.init is None:
+            distinct = np.unique(X, axis=0)
+            if len(distinct) < self.n_clusters:
+                raise ValueError(
+                    f"init=None needs n_clusters={self.n_clusters} distinct points, "
+                    f"X has {len(distinct)}"
+                )
+            centers = distinct[rng.choice(len(distinct), self.n_clusters, replace=False)]
+        else:
+            centers = np.array(self.init, dtype=float)
+            if centers.shape != (self.n_clusters, X.shape[1]) or not np.all(np.isfinite(centers)):
+                raise ValueError(
+                    f"init must be a finite array of shape (n_clusters, n_features) = "
+                    f"({self.n_clusters}, {X.shape[1]}), got shape {centers.shape}"
+                )
+        T = float(self.temperature)
+        log_w = np.full(self.n_clusters, -np.log(self.n_clusters))
+        centers, log_w = self._iterate(X, centers, log_w, T)
+        self._record(X, centers, log_w, T)
+        self.temperature_ = T
+        return centers, log_w
+
+    def _anneal(self, X, mean, rng):
+        Tc = self.critical_temperature_
+        K_max = self.n_clusters
+        if Tc <= 0.0:
+            if K_max > 1:
+                warnings.warn(
+                    "X is constant (no critical temperature): one code vector at the "
+                    f"mean instead of n_clusters={K_max}",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            centers, log_w = mean[None, :].copy(), np.zeros(1)
+            self.temperature_ = float(self.min_temperature or 1.0)
+            self._record(X, centers, log_w, self.temperature_)
+            return centers, log_w
+        T_floor = self.min_temperature if self.min_temperature is not None else 1e-3 * Tc
+        T = max(1.1 * Tc, T_floor)
+        amplitude = np.sqrt(self._scale)
+        if self.mass_constrained:
+            centers, log_w = mean[None, :].copy(), np.zeros(1)
+        else:
+            centers = np.repeat(mean[None, :], K_max, axis=0)
+            log_w = np.full(K_max, -np.log(K_max))
+        while True:
+            if not self.mass_constrained:
+                # fresh noise at every temperature lets coincident vectors break symmetry
+                centers = centers + 1e-4 * amplitude * rng.standard_normal(centers.shape)
+            centers, log_w = self._iterate(X, centers, log_w, T)
+            if self.mass_constrained and len(centers) < K_max:
+                centers, log_w = self._split(X, centers, log_w, T, rng)
+            pending = self._pending(X, centers, log_w, T) if self.adaptive else []
+            self._record(X, centers, log_w, T)
+            if T_floor >= T:
+                break
+            T_next = max(self.cooling_rate * T, T_floor)
+            below = [Tc_k for Tc_k in pending if T_next < Tc_k * (1 - 1e-2) < T]
+            if below:
+                T_next = max(below) * (1 - 1e-2)
+            T = T_next
+        self.temperature_ = float(T)
+        if self.path_.n_clusters[-1] < K_max:
+            warnings.warn(
+                f"reached min_temperature={T_floor:.4g} with {self.path_.n_clusters[-1]} "
+                f"distinct code vectors instead of n_clusters={K_max} (too few distinct "
+                "points, or clusters below the floor's resolution); lower "
+                "min_temperature or n_clusters",
+                UserWarning,
+                stacklevel=3,
+            )
+        return centers, log_w
+
+    def _pending(self, X, centers, log_w, T):
+        """Critical temperatures 2 lambda_max of the clusters that may still split.
+
+        Mass-constrained: every cluster while fewer than n_clusters exist.
+        Unconstrained: the groups of code vectors that still coincide.
+        """
+        if self.mass_constrained:
+            if len(centers) >= self.n_clusters:
+                return []
+            candidates = range(len(centers))
+        else:
+            labels = _groups(centers, np.sqrt(self._scale))
+            candidates = [k for k in range(len(centers)) if np.sum(labels == labels[k]) > 1]
+        proba, _ = posterior(X, centers[None], log_w[None], T, self._x_sq)
+        return [2.0 * _principal(X, proba[:, 0, k], centers[k])[0] for k in candidates]
+
+    def _split(self, X, centers, log_w, T, rng):
+        """Split the clusters whose critical temperature lies above T (mass-constrained)."""
+        proba, _ = posterior(X, centers[None], log_w[None], T, self._x_sq)
+        candidates = []
+        for k in range(len(centers)):
+            lam, vec = _principal(X, proba[:, 0, k], centers[k])
+            candidates.append((2.0 * lam, k, lam, vec))
+        candidates.sort(key=lambda c: -c[0])
+        room = self.n_clusters - len(centers)
+        splits = [c for c in candidates if c[0] > T][:room]
+        if not splits:
+            return centers, log_w
+        centers, log_w = list(centers), list(log_w)
+        pairs = []
+        for Tc_k, k, lam, vec in splits:
+            delta = 0.1 * np.sqrt(lam) * vec * rng.choice([-1.0, 1.0])
+            base = centers[k].copy()
+            centers[k] = base + delta
+            centers.append(base - delta)
+            log_w[k] -= np.log(2.0)
+            log_w.append(log_w[k])
+            pairs.append((Tc_k, k, len(centers) - 1))
+        centers, log_w = np.array(centers), np.array(log_w)
+        centers, log_w = self._iterate(X, centers, log_w, T)
+        # a pair that fell back together did not split: merge it
+        merged = []
+        for Tc_k, k, j in pairs:
+            gap = np.sum((centers[k] - centers[j]) ** 2)
+            accepted = bool(gap > 1e-6 * self._scale)
+            self.path_.events.append(
+                {"temperature": T, "critical_temperature": Tc_k, "cluster": k, "accepted": accepted}
+            )
+            if not accepted:
+                log_w[k] = np.logaddexp(log_w[k], log_w[j])
+                merged.append(j)
+        if merged:
+            keep = np.setdiff1d(np.arange(len(centers)), merged)
+            centers, log_w = centers[keep], log_w[keep]
+        return centers, log_w
+
+    # -- prediction ------------------------------------------------------------
+    def _proba(self, X):
+        proba, _ = posterior(
+            X,
+            self.cluster_centers_[None],
+            np.log(self.cluster_weights_)[None],
+            self.temperature_,
+        )
+        return proba[:, 0, :]
+
+    def _validate(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def predict_proba(self, X):
+        """Gibbs assignment probabilities at the final temperature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_found)
+        """
+        return self._proba(self._validate(X))
+
+    def predict(self, X):
+        """Most probable cluster at the final temperature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.predict_proba(X).argmax(axis=1)
+
+    def transform(self, X):
+        """Euclidean distances to the code vectors (as ``KMeans.transform``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_found)
+        """
+        X = self._validate(X)
+        diff = X[:, None, :] - self.cluster_centers_[None, :, :]
+        return np.sqrt(np.einsum("nkd,nkd->nk", diff, diff))
+
+    def free_energy(self, X):
+        """Free energy per sample ``-T <log sum_k w_k exp(-|x - y_k|^2/T)>`` of X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+        """
+        X = self._validate(X)
+        stats = gibbs_statistics(
+            X, self.cluster_centers_[None], np.log(self.cluster_weights_)[None], self.temperature_
+        )
+        return float(stats["free_energy"][0])
+
+    def score(self, X, y=None):
+        """Negative free energy per sample at the final temperature (larger is better).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        float
+        """
+        return -self.free_energy(X)

@@ -1,0 +1,282 @@
+"""Width (sigma) view of deterministic annealing: ML equal-width Gaussian mixtures.
+
+The negative log-likelihood of an equal-weight isotropic mixture of variance
+``sigma`` is ``F / T + (d/2) log(2 pi sigma)`` with ``T = 2 sigma`` and ``F``
+the unconstrained deterministic-annealing free energy, so its stationary
+points are the fixed points of :class:`DeterministicAnnealing` with
+``mass_constrained=False`` (Barkai & Sompolinsky, eqs. 4-8).
+"""
+
+import warnings
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from statmechlearn._core.validation import check_array_finite, check_int, check_real
+from statmechlearn.cluster._annealing import DeterministicAnnealing
+from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_statistics, posterior
+
+__all__ = ["EqualWidthMixture", "TwoCentreFixedPoints", "two_centre_fixed_points"]
+
+
+@dataclass(frozen=True)
+class TwoCentreFixedPoints:
+    """Local maxima of the two-centre likelihood reached from many starts.
+
+    Attributes
+    ----------
+    means : ndarray of shape (n_starts, 2, n_features)
+    splitting_vector : ndarray of shape (n_starts, n_features)
+        ``dU = (U_1 - U_2) / 2``.
+    energy : ndarray of shape (n_starts,)
+        Negative log-likelihood per point relative to the unsplit solution
+        (both centres at the mean): the ``dU``-dependent part of eq. (6).
+    n_iter : int
+    converged : ndarray of bool, shape (n_starts,)
+    """
+
+    means: np.ndarray
+    splitting_vector: np.ndarray
+    energy: np.ndarray
+    n_iter: int
+    converged: np.ndarray
+
+
+def two_centre_fixed_points(X, sigma, init, *, max_iter=2000, tol=1e-10):
+    """Iterate the ML equations of two equal-weight Gaussians from many starts at once.
+
+    Each start is ``U_1,2 = mean(X) +- dU_0``; the iteration is the
+    deterministic-annealing fixed point at ``T = 2 sigma`` (EM), batched over
+    starts so that one matrix product serves them all.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    sigma : float
+        Width (per-coordinate variance) of the components, ``> 0``.
+    init : array-like of shape (n_starts, n_features)
+        Starting splitting vectors ``dU_0``.
+    max_iter : int, default=2000
+    tol : float, default=1e-10
+        Convergence when no centre moves more than ``tol`` times the total
+        variance (squared) in one iteration.
+
+    Returns
+    -------
+    TwoCentreFixedPoints
+    """
+    X = check_array_finite(np.asarray(X, dtype=float), "X")
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
+    sigma = check_real(sigma, "sigma", minimum=0.0, include_min=False)
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    init = check_array_finite(np.atleast_2d(np.asarray(init, dtype=float)), "init")
+    if init.ndim != 2 or init.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"init must have shape (n_starts, n_features={X.shape[1]}), got {init.shape}"
+        )
+    T = 2.0 * sigma
+    mean = X.mean(axis=0)
+    scale = float(np.sum(X.var(axis=0)))
+    x_sq = np.einsum("ij,ij->i", X, X)
+    centers = np.stack([mean + init, mean - init], axis=1)
+    log_w = np.full(centers.shape[:2], -np.log(2.0))
+    centers, _, n_iter, shift = gibbs_fixed_point(
+        X, centers, log_w, T, mass_constrained=False, max_iter=max_iter, tol=tol * scale, x_sq=x_sq
+    )
+    free = gibbs_statistics(X, centers, log_w, T, x_sq)["free_energy"]
+    return TwoCentreFixedPoints(
+        means=centers,
+        splitting_vector=(centers[:, 0] - centers[:, 1]) / 2.0,
+        energy=(free - scale) / T,
+        n_iter=n_iter,
+        converged=shift <= tol * scale,
+    )
+
+
+class EqualWidthMixture(ClusterMixin, BaseEstimator):
+    """Maximum-likelihood equal-weight isotropic Gaussian mixture of fixed width sigma.
+
+    Fitted by deterministic annealing in the width (``T = 2 sigma``,
+    unconstrained weights) from above the first split down to ``sigma``, or,
+    with ``anneal=False``, by EM from ``init`` at ``sigma``. This is the
+    estimator of Barkai & Sompolinsky; with two components its
+    :attr:`splitting_vector_` is their ``dU`` and :meth:`predict` is the ML
+    classifier of eq. (9) (nearest mean).
+
+    Parameters
+    ----------
+    n_components : int, default=2
+    sigma : float, default=1.0
+        Per-coordinate variance of every component.
+    anneal : bool, default=True
+        Anneal in sigma (True) or iterate at ``sigma`` from ``init`` (False).
+    init : array-like of shape (n_components, n_features), default=None
+        Starting means when ``anneal=False``; None draws data points.
+    cooling_rate : float, default=0.9
+        Factor of the width schedule.
+    max_iter : int, default=300
+        Fixed-point iterations per width.
+    tol : float, default=1e-6
+        Relative convergence tolerance (see :class:`DeterministicAnnealing`).
+    random_state : int, Generator or None, default=None
+
+    Attributes
+    ----------
+    means_ : ndarray of shape (n_components, n_features)
+    splitting_vector_ : ndarray of shape (n_features,)
+        ``(means_[0] - means_[1]) / 2`` (two components only).
+    labels_ : ndarray of shape (n_samples,)
+    path_ : AnnealingPath
+        The annealing path; its temperatures are ``2 sigma``.
+    n_iter_ : int
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_blobs
+    >>> from statmechlearn.cluster import EqualWidthMixture
+    >>> X, _ = make_blobs(200, centers=2, random_state=1)
+    >>> EqualWidthMixture(sigma=1.0, random_state=0).fit(X).means_.shape
+    (2, 2)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "anneal": ["boolean"],
+        "init": ["array-like", None],
+        "cooling_rate": [Interval(Real, 0, 1, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_components=2,
+        *,
+        sigma=1.0,
+        anneal=True,
+        init=None,
+        cooling_rate=0.9,
+        max_iter=300,
+        tol=1e-6,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.sigma = sigma
+        self.anneal = anneal
+        self.init = init
+        self.cooling_rate = cooling_rate
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Fit the mixture means at width sigma.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        self : EqualWidthMixture
+        """
+        X = validate_data(self, X, dtype=np.float64)
+        with warnings.catch_warnings():
+            # coincident means are a legitimate ML solution above the split width
+            warnings.filterwarnings("ignore", message="reached min_temperature")
+            da = self._annealer().fit(X)
+        self.means_ = da.cluster_centers_
+        self.path_ = da.path_
+        self.n_iter_ = da.n_iter_
+        self.labels_ = da.labels_
+        if self.n_components == 2:
+            self.splitting_vector_ = (self.means_[0] - self.means_[1]) / 2.0
+        return self
+
+    def _annealer(self):
+        return DeterministicAnnealing(
+            self.n_components,
+            mass_constrained=False,
+            anneal=self.anneal,
+            temperature=2.0 * self.sigma,
+            init=self.init,
+            min_temperature=2.0 * self.sigma,
+            cooling_rate=self.cooling_rate,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            random_state=self.random_state,
+        )
+
+    def _validate(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
+    def _posterior(self, X):
+        k = self.means_.shape[0]
+        return posterior(X, self.means_[None], np.full((1, k), -np.log(k)), 2.0 * self.sigma)
+
+    def predict_proba(self, X):
+        """Posterior component probabilities at width sigma.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        return self._posterior(self._validate(X))[0][:, 0, :]
+
+    def predict(self, X):
+        """ML classification: the nearest mean (eq. 9's classifier for two components).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.predict_proba(X).argmax(axis=1)
+
+    def score_samples(self, X):
+        """Log-likelihood of each sample under the fitted mixture.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X = self._validate(X)
+        _, log_z = self._posterior(X)
+        return log_z[:, 0] - 0.5 * X.shape[1] * np.log(2.0 * np.pi * self.sigma)
+
+    def score(self, X, y=None):
+        """Mean log-likelihood per sample.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+
+        Returns
+        -------
+        float
+        """
+        return float(np.mean(self.score_samples(X)))
