@@ -68,7 +68,9 @@ def test_figure_2_transitions():
     assert below.branches[below.ground].eps_c == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize(("alpha", "sigma", "u0"), [(5.0, 1.5, 1.0), (1.0, 2.0, 2.0), (1.0, 0.5, 2.0)])
+@pytest.mark.parametrize(
+    ("alpha", "sigma", "u0"), [(5.0, 1.5, 1.0), (1.0, 2.0, 2.0), (1.0, 0.5, 2.0)]
+)
 def test_solutions_are_stationary_points_of_the_rs_energy(alpha, sigma, u0):
     sol = mm.solve(alpha, sigma, u0=u0)
     for b in sol.branches[1:]:

@@ -139,6 +139,8 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         Their weights ``w_k`` (uniform unless mass-constrained).
     labels_ : ndarray of shape (n_samples,)
         Most probable cluster of each training point.
+    inertia_ : float
+        Sum of squared distances to the nearest code vector (as ``KMeans``).
     temperature_ : float
         Final temperature.
     critical_temperature_ : float
@@ -263,6 +265,8 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         self.cluster_centers_ = centers
         self.cluster_weights_ = np.exp(log_w)
         self.labels_ = self._proba(X).argmax(axis=1)
+        d2 = self.transform(X) ** 2
+        self.inertia_ = float(d2[np.arange(n), d2.argmin(axis=1)].sum())
         if self._stalled:
             T, shift = self._stalled[0]
             warnings.warn(
@@ -339,18 +343,14 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
             return centers, log_w
         T_floor = self.min_temperature if self.min_temperature is not None else 1e-3 * Tc
         T = max(1.1 * Tc, T_floor)
-        amplitude = np.sqrt(self._scale)
         if self.mass_constrained:
             centers, log_w = mean[None, :].copy(), np.zeros(1)
         else:
             centers = np.repeat(mean[None, :], K_max, axis=0)
             log_w = np.full(K_max, -np.log(K_max))
         while True:
-            if not self.mass_constrained:
-                # fresh noise at every temperature lets coincident vectors break symmetry
-                centers = centers + 1e-4 * amplitude * rng.standard_normal(centers.shape)
             centers, log_w = self._iterate(X, centers, log_w, T)
-            if self.mass_constrained and len(centers) < K_max:
+            if not self.mass_constrained or len(centers) < K_max:
                 centers, log_w = self._split(X, centers, log_w, T, rng)
             pending = self._pending(X, centers, log_w, T) if self.adaptive else []
             self._record(X, centers, log_w, T)
@@ -390,27 +390,48 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         return [2.0 * _principal(X, proba[:, 0, k], centers[k])[0] for k in candidates]
 
     def _split(self, X, centers, log_w, T, rng):
-        """Split the clusters whose critical temperature lies above T (mass-constrained)."""
+        """Split the clusters whose critical temperature lies above T.
+
+        Mass-constrained: a code vector is duplicated and the pair pushed apart
+        along its principal axis (weights halved). Unconstrained: a group of
+        coincident code vectors is divided in two halves the same way.
+        """
+        if self.mass_constrained:
+            labels = np.arange(len(centers))
+            room = self.n_clusters - len(centers)
+        else:
+            labels = _groups(centers, np.sqrt(self._scale))
+            room = len(centers)
         proba, _ = posterior(X, centers[None], log_w[None], T, self._x_sq)
         candidates = []
-        for k in range(len(centers)):
-            lam, vec = _principal(X, proba[:, 0, k], centers[k])
-            candidates.append((2.0 * lam, k, lam, vec))
+        for g in range(labels.max() + 1):
+            members = np.flatnonzero(labels == g)
+            if not self.mass_constrained and len(members) < 2:
+                continue
+            k = members[0]
+            lam, vec = _principal(X, proba[:, 0, members].sum(axis=1), centers[k])
+            if 2.0 * lam > T:
+                candidates.append((2.0 * lam, k, members, lam, vec))
         candidates.sort(key=lambda c: -c[0])
-        room = self.n_clusters - len(centers)
-        splits = [c for c in candidates if c[0] > T][:room]
+        splits = candidates[:room]
         if not splits:
             return centers, log_w
         centers, log_w = list(centers), list(log_w)
         pairs = []
-        for Tc_k, k, lam, vec in splits:
+        for Tc_k, k, members, lam, vec in splits:
             delta = 0.1 * np.sqrt(lam) * vec * rng.choice([-1.0, 1.0])
             base = centers[k].copy()
-            centers[k] = base + delta
-            centers.append(base - delta)
-            log_w[k] -= np.log(2.0)
-            log_w.append(log_w[k])
-            pairs.append((Tc_k, k, len(centers) - 1))
+            if self.mass_constrained:
+                centers[k] = base + delta
+                centers.append(base - delta)
+                log_w[k] -= np.log(2.0)
+                log_w.append(log_w[k])
+                pairs.append((Tc_k, k, len(centers) - 1))
+            else:
+                half = len(members) // 2
+                for i, j in enumerate(members):
+                    centers[j] = base + delta if i < half else base - delta
+                pairs.append((Tc_k, members[0], members[-1]))
         centers, log_w = np.array(centers), np.array(log_w)
         centers, log_w = self._iterate(X, centers, log_w, T)
         # a pair that fell back together did not split: merge it
@@ -421,7 +442,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
             self.path_.events.append(
                 {"temperature": T, "critical_temperature": Tc_k, "cluster": k, "accepted": accepted}
             )
-            if not accepted:
+            if not accepted and self.mass_constrained:
                 log_w[k] = np.logaddexp(log_w[k], log_w[j])
                 merged.append(j)
         if merged:

@@ -1,0 +1,219 @@
+"""DeterministicAnnealing, EqualWidthMixture and the batched Gibbs kernel."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp
+from sklearn.cluster import KMeans
+from sklearn.datasets import load_iris, make_blobs
+from sklearn.utils.estimator_checks import check_estimator
+
+from statmechlearn._core.exceptions import ConvergenceWarning
+from statmechlearn.cluster import (
+    DeterministicAnnealing,
+    EqualWidthMixture,
+    two_centre_fixed_points,
+)
+from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_statistics, posterior
+from statmechlearn.models import TwoGaussians
+from statmechlearn.theory import annealing, ml_mixture
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        DeterministicAnnealing(n_clusters=3),
+        DeterministicAnnealing(n_clusters=3, mass_constrained=False),
+        EqualWidthMixture(),
+    ],
+    ids=["mass-constrained", "unconstrained", "mixture"],
+)
+def test_check_estimator(estimator):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_estimator(estimator)
+
+
+def _reference_posterior(X, centers, log_w, T):
+    d = ((X[:, None, :] - centers[None]) ** 2).sum(-1)
+    logits = log_w[None] - d / T
+    return np.exp(logits - logsumexp(logits, axis=1, keepdims=True)), d
+
+
+def test_posterior_and_statistics_against_direct_formulas():
+    rng = np.random.default_rng(0)
+    X, centers = rng.normal(size=(50, 3)), rng.normal(size=(4, 3))
+    log_w = np.log(rng.dirichlet(np.ones(4)))
+    T = 0.7
+    proba, _ = posterior(X, centers[None], log_w[None], T)
+    ref, d = _reference_posterior(X, centers, log_w, T)
+    np.testing.assert_allclose(proba[:, 0], ref, atol=1e-12)
+    stats = gibbs_statistics(X, centers[None], log_w[None], T)
+    np.testing.assert_allclose(stats["distortion"][0], np.mean((ref * d).sum(1)))
+    np.testing.assert_allclose(
+        stats["free_energy"][0], -T * np.mean(logsumexp(log_w[None] - d / T, axis=1))
+    )
+
+
+def test_mass_constrained_fixed_point_satisfies_f_equals_d_plus_t_i():
+    X, _ = make_blobs(200, centers=3, random_state=1)
+    rng = np.random.default_rng(1)
+    centers = X[rng.choice(200, 3, replace=False)][None]
+    T = 2.0
+    c, lw, _, _ = gibbs_fixed_point(
+        X, centers, np.log(np.full((1, 3), 1 / 3)), T, mass_constrained=True, max_iter=5000, tol=0
+    )
+    s = gibbs_statistics(X, c, lw, T)
+    assert s["free_energy"][0] == pytest.approx(
+        s["distortion"][0] + T * s["mutual_information"][0], rel=1e-8
+    )
+    # stationarity: the centres are centroids of their posterior
+    proba, _ = posterior(X, c, lw, T)
+    np.testing.assert_allclose(c[0], (proba[:, 0].T @ X) / proba[:, 0].sum(0)[:, None], atol=1e-8)
+
+
+def test_batched_runs_equal_separate_runs():
+    X, _ = make_blobs(120, centers=2, random_state=2)
+    rng = np.random.default_rng(2)
+    starts = rng.normal(size=(3, 2, 2))
+    log_w = np.full((3, 2), -np.log(2))
+    together = gibbs_fixed_point(X, starts, log_w, 3.0, mass_constrained=False, max_iter=40, tol=0)
+    for b in range(3):
+        alone = gibbs_fixed_point(
+            X, starts[b : b + 1], log_w[b : b + 1], 3.0, mass_constrained=False, max_iter=40, tol=0
+        )
+        np.testing.assert_allclose(together[0][b], alone[0][0], atol=1e-10)
+
+
+def test_first_split_at_critical_temperature():
+    X, _ = make_blobs(400, centers=[[0, 0], [6, 0]], cluster_std=1.0, random_state=3)
+    da = DeterministicAnnealing(n_clusters=2, random_state=0).fit(X)
+    Tc = annealing.critical_temperature(np.cov(X, rowvar=False, bias=True))
+    assert da.critical_temperature_ == pytest.approx(Tc)
+    first = da.path_.events[0]
+    assert first["accepted"] and first["critical_temperature"] == pytest.approx(Tc, rel=1e-6)
+    # one cluster above T_c, two below
+    temps, n = da.path_.temperature, da.path_.n_clusters
+    assert np.all(n[temps > Tc] == 1)
+    assert np.all(n[temps < 0.98 * Tc] == 2)
+
+
+def test_unconstrained_and_sigma_view_split_at_lambda_max():
+    X, _ = make_blobs(300, centers=[[0, 0], [5, 0]], random_state=4)
+    lam = np.linalg.eigvalsh(np.cov(X, rowvar=False, bias=True))[-1]
+    above = EqualWidthMixture(sigma=1.05 * lam, random_state=0).fit(X)
+    below = EqualWidthMixture(sigma=0.9 * lam, random_state=0).fit(X)
+    assert np.linalg.norm(above.splitting_vector_) < 1e-3
+    assert np.linalg.norm(below.splitting_vector_) > 0.5
+
+
+@pytest.mark.parametrize("mass_constrained", [True, False])
+def test_matches_kmeans_distortion_on_blobs(mass_constrained):
+    X, _ = make_blobs(600, centers=5, cluster_std=0.8, random_state=5)
+    da = DeterministicAnnealing(5, mass_constrained=mass_constrained, random_state=0).fit(X)
+    km = KMeans(5, n_init=10, random_state=0).fit(X)
+    assert da.inertia_ <= km.inertia_ * (1 + 1e-9)
+    assert da.cluster_centers_.shape == (5, 2)
+    np.testing.assert_array_equal(da.predict(X), da.labels_)
+
+
+def test_predict_proba_transform_score():
+    X = load_iris().data
+    da = DeterministicAnnealing(3, random_state=0).fit(X)
+    proba = da.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(1), 1.0)
+    dist = da.transform(X)
+    np.testing.assert_allclose(dist[:, 0], np.linalg.norm(X - da.cluster_centers_[0], axis=1))
+    assert da.score(X) == pytest.approx(-da.path_.free_energy[-1])
+    # the path is monotone: F decreases with T... and entropy falls as T falls
+    assert np.all(np.diff(da.path_.temperature) < 0)
+    assert da.path_.entropy[-1] < 1e-3 and da.path_.n_clusters[-1] == 3
+
+
+def test_fixed_temperature_mode_follows_a_given_minimum():
+    X, _ = make_blobs(200, centers=3, random_state=6)
+    km = KMeans(3, n_init=1, random_state=0).fit(X)
+    da = DeterministicAnnealing(3, anneal=False, temperature=1e-3, init=km.cluster_centers_).fit(X)
+    np.testing.assert_allclose(
+        np.sort(da.cluster_centers_, axis=0), np.sort(km.cluster_centers_, axis=0), atol=1e-6
+    )
+    assert da.temperature_ == 1e-3 and len(da.path_.temperature) == 1
+
+
+def test_two_centre_fixed_points_equal_the_estimator():
+    model = TwoGaussians(60, u0=2.0)
+    S, _ = model.sample(120, random_state=0)
+    start = np.random.default_rng(0).normal(size=(1, 60))
+    fp = two_centre_fixed_points(S, 1.5, start, tol=1e-15, max_iter=20000)
+    m0 = S.mean(0)
+    est = EqualWidthMixture(
+        sigma=1.5,
+        anneal=False,
+        init=np.stack([m0 + start[0], m0 - start[0]]),
+        tol=1e-15,
+        max_iter=20000,
+    ).fit(S)
+    np.testing.assert_allclose(fp.splitting_vector[0], est.splitting_vector_, atol=1e-6)
+    # energy: NLL difference to the unsplit solution
+    unsplit = EqualWidthMixture(sigma=1.5, anneal=False, init=np.stack([m0, m0])).fit(S)
+    assert fp.energy[0] == pytest.approx(unsplit.score(S) - est.score(S), abs=1e-8)
+
+
+def test_da_reaches_the_rs_ground_state():
+    """r and q of the annealed ML estimate against the RS theory (alpha=1, u0=2, sigma=2).
+
+    Tolerance: 4 standard errors of the 6-sample mean plus the O(1/sqrt(N)) bias
+    bound measured at N=400 (q is biased low by about 0.04 there).
+    """
+    N, u0, sigma = 300, 2.0, 2.0
+    model = TwoGaussians(N, u0=u0)
+    sol = ml_mixture.solve(1.0, sigma, u0=u0)
+    ground = sol.branches[sol.ground]
+    assert ground.phase == "split-ordered" and ground.rs_stable
+    r, q = [], []
+    for seed in range(6):
+        S, _ = model.sample(N, random_state=seed)
+        m = EqualWidthMixture(sigma=sigma, random_state=seed, tol=1e-9, max_iter=2000).fit(S)
+        op = model.order_parameters(m.splitting_vector_)
+        r.append(abs(op.r))
+        q.append(op.q)
+    se_r, se_q = np.std(r, ddof=1) / math.sqrt(6), np.std(q, ddof=1) / math.sqrt(6)
+    assert abs(np.mean(r) - ground.r) < 4 * se_r + 0.02
+    assert abs(np.mean(q) - ground.q) < 4 * se_q + 0.1
+
+
+@pytest.mark.parametrize(
+    ("params", "X", "match"),
+    [
+        ({"n_clusters": 5}, np.ones((3, 2)) * np.arange(3)[:, None], "n_samples=3"),
+        ({"cooling_rate": 1.5}, np.eye(4), "cooling_rate"),
+        ({"min_temperature": -1.0}, np.eye(4), "min_temperature"),
+        ({"anneal": False, "n_clusters": 2}, np.eye(4), "temperature must be given"),
+        (
+            {"anneal": False, "temperature": 1.0, "n_clusters": 2, "init": np.ones((3, 4))},
+            np.eye(4),
+            "init must",
+        ),
+        ({"n_clusters": 2}, np.array([[0.0, np.nan]] * 3), "NaN"),
+    ],
+)
+def test_bad_input(params, X, match):
+    with pytest.raises(ValueError, match=match):
+        DeterministicAnnealing(**params).fit(X)
+
+
+def test_constant_data_and_too_few_points_warn():
+    with pytest.warns(UserWarning, match="constant"):
+        da = DeterministicAnnealing(3).fit(np.ones((10, 2)))
+    assert da.cluster_centers_.shape == (1, 2)
+    X = np.repeat(np.array([[0.0, 0.0], [1.0, 1.0]]), 5, axis=0)
+    with pytest.warns(UserWarning, match="2 distinct code vectors instead of n_clusters=3"):
+        DeterministicAnnealing(3).fit(X)
+
+
+def test_non_convergence_warns_with_diagnostics():
+    X, _ = make_blobs(200, centers=3, random_state=7)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        DeterministicAnnealing(3, max_iter=1, tol=0.0).fit(X)
