@@ -37,6 +37,7 @@ def _load():
         lvq_beyond,
         lvq_biehl,
         lvq_real_data,
+        mixture_barkai,
         outliers_dietrich,
         outliers_real_data,
     )
