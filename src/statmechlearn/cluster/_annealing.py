@@ -12,7 +12,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
-from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_statistics, posterior
+from statmechlearn.cluster._gibbs import (
+    gibbs_fixed_point,
+    gibbs_statistics,
+    posterior,
+    squared_distances,
+)
 
 __all__ = ["AnnealingPath", "DeterministicAnnealing"]
 
@@ -265,8 +270,8 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         self.cluster_centers_ = centers
         self.cluster_weights_ = np.exp(log_w)
         self.labels_ = self._proba(X).argmax(axis=1)
-        d2 = self.transform(X) ** 2
-        self.inertia_ = float(d2[np.arange(n), d2.argmin(axis=1)].sum())
+        d2 = squared_distances(X, centers, self._x_sq)
+        self.inertia_ = float(d2.min(axis=1).sum())
         if self._stalled:
             T, shift = self._stalled[0]
             warnings.warn(
@@ -350,9 +355,11 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
             log_w = np.full(K_max, -np.log(K_max))
         while True:
             centers, log_w = self._iterate(X, centers, log_w, T)
-            if not self.mass_constrained or len(centers) < K_max:
-                centers, log_w = self._split(X, centers, log_w, T, rng)
-            pending = self._pending(X, centers, log_w, T) if self.adaptive else []
+            candidates = self._candidates(X, centers, log_w, T)
+            if any(c[0] > T for c in candidates):
+                centers, log_w = self._split(X, centers, log_w, T, rng, candidates)
+                candidates = self._candidates(X, centers, log_w, T)
+            pending = [c[0] for c in candidates] if self.adaptive else []
             self._record(X, centers, log_w, T)
             if T_floor >= T:
                 break
@@ -373,35 +380,20 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
             )
         return centers, log_w
 
-    def _pending(self, X, centers, log_w, T):
-        """Critical temperatures 2 lambda_max of the clusters that may still split.
+    def _candidates(self, X, centers, log_w, T):
+        """Clusters that may still split, with their critical temperatures.
 
-        Mass-constrained: every cluster while fewer than n_clusters exist.
-        Unconstrained: the groups of code vectors that still coincide.
+        Mass-constrained: every code vector while fewer than n_clusters exist.
+        Unconstrained: every group of code vectors that still coincide. Returns
+        ``(2 lambda_max, first member, members, lambda_max, principal axis)``
+        of the posterior-weighted covariance, highest critical temperature first.
         """
         if self.mass_constrained:
             if len(centers) >= self.n_clusters:
                 return []
-            candidates = range(len(centers))
-        else:
-            labels = _groups(centers, np.sqrt(self._scale))
-            candidates = [k for k in range(len(centers)) if np.sum(labels == labels[k]) > 1]
-        proba, _ = posterior(X, centers[None], log_w[None], T, self._x_sq)
-        return [2.0 * _principal(X, proba[:, 0, k], centers[k])[0] for k in candidates]
-
-    def _split(self, X, centers, log_w, T, rng):
-        """Split the clusters whose critical temperature lies above T.
-
-        Mass-constrained: a code vector is duplicated and the pair pushed apart
-        along its principal axis (weights halved). Unconstrained: a group of
-        coincident code vectors is divided in two halves the same way.
-        """
-        if self.mass_constrained:
             labels = np.arange(len(centers))
-            room = self.n_clusters - len(centers)
         else:
             labels = _groups(centers, np.sqrt(self._scale))
-            room = len(centers)
         proba, _ = posterior(X, centers[None], log_w[None], T, self._x_sq)
         candidates = []
         for g in range(labels.max() + 1):
@@ -410,12 +402,19 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
                 continue
             k = members[0]
             lam, vec = _principal(X, proba[:, 0, members].sum(axis=1), centers[k])
-            if 2.0 * lam > T:
-                candidates.append((2.0 * lam, k, members, lam, vec))
+            candidates.append((2.0 * lam, k, members, lam, vec))
         candidates.sort(key=lambda c: -c[0])
-        splits = candidates[:room]
-        if not splits:
-            return centers, log_w
+        return candidates
+
+    def _split(self, X, centers, log_w, T, rng, candidates):
+        """Split the candidate clusters whose critical temperature lies above T.
+
+        Mass-constrained: a code vector is duplicated and the pair pushed apart
+        along its principal axis (weights halved). Unconstrained: a group of
+        coincident code vectors is divided in two halves the same way.
+        """
+        room = self.n_clusters - len(centers) if self.mass_constrained else len(centers)
+        splits = [c for c in candidates if c[0] > T][:room]
         centers, log_w = list(centers), list(log_w)
         pairs = []
         for Tc_k, k, members, lam, vec in splits:
@@ -501,9 +500,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_found)
         """
-        X = self._validate(X)
-        diff = X[:, None, :] - self.cluster_centers_[None, :, :]
-        return np.sqrt(np.einsum("nkd,nkd->nk", diff, diff))
+        return np.sqrt(squared_distances(self._validate(X), self.cluster_centers_))
 
     def free_energy(self, X):
         """Free energy per sample ``-T <log sum_k w_k exp(-|x - y_k|^2/T)>`` of X.

@@ -11,7 +11,7 @@ Memory is O(n B K).
 
 import numpy as np
 
-__all__ = ["gibbs_fixed_point", "gibbs_statistics", "posterior"]
+__all__ = ["gibbs_fixed_point", "gibbs_statistics", "posterior", "squared_distances"]
 
 
 def _logits(X, centers, log_weights, temperature, x_sq):
@@ -26,6 +26,38 @@ def _logits(X, centers, log_weights, temperature, x_sq):
     logits = cross.reshape(X.shape[0], B, K)
     logits += log_weights[None, :, :]
     return logits
+
+
+def _normalise(logits):
+    """Softmax over the last axis in place; returns it and the log partition function."""
+    top = logits.max(axis=2, keepdims=True)
+    logits -= top
+    np.exp(logits, out=logits)
+    total = logits.sum(axis=2, keepdims=True)
+    logits /= total
+    return logits, (np.log(total) + top)[:, :, 0]
+
+
+def squared_distances(X, centers, x_sq=None):
+    """Squared Euclidean distances ``|x - y_k|^2`` by BLAS, memory O(n K).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    centers : ndarray of shape (n_clusters, n_features)
+    x_sq : ndarray of shape (n_samples,), optional
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_clusters)
+        Clipped at 0 against rounding.
+    """
+    if x_sq is None:
+        x_sq = np.einsum("ij,ij->i", X, X)
+    zero = np.zeros((1, centers.shape[0]))
+    d = _logits(X, centers[None], zero, 1.0, x_sq)[:, 0, :]
+    np.negative(d, out=d)
+    return np.maximum(d, 0.0, out=d)
 
 
 def posterior(X, centers, log_weights, temperature, x_sq=None):
@@ -48,13 +80,7 @@ def posterior(X, centers, log_weights, temperature, x_sq=None):
     """
     if x_sq is None:
         x_sq = np.einsum("ij,ij->i", X, X)
-    logits = _logits(X, centers, log_weights, temperature, x_sq)
-    top = logits.max(axis=2, keepdims=True)
-    logits -= top
-    np.exp(logits, out=logits)
-    total = logits.sum(axis=2, keepdims=True)
-    logits /= total
-    return logits, (np.log(total) + top)[:, :, 0]
+    return _normalise(_logits(X, centers, log_weights, temperature, x_sq))
 
 
 def _update(X, proba, centers, mass_constrained):
@@ -134,9 +160,9 @@ def gibbs_statistics(X, centers, log_weights, temperature, x_sq=None):
     """
     if x_sq is None:
         x_sq = np.einsum("ij,ij->i", X, X)
-    proba, log_z = posterior(X, centers, log_weights, temperature, x_sq)
     logits = _logits(X, centers, log_weights, temperature, x_sq)
     dist = (log_weights[None, :, :] - logits) * temperature  # d_k
+    proba, log_z = _normalise(logits)
     distortion = np.einsum("nbk,nbk->b", proba, dist) / X.shape[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         plogp = np.where(proba > 0, proba * np.log(proba), 0.0)

@@ -208,9 +208,9 @@ def _residuals(q, m, k, alpha, sigma, c):
         )
 
 
-def _energy(q, m, k, alpha, sigma, c):
+def _energy(q, m, k, alpha, sigma, c, averages=None):
     """Ground-state energy per pattern, ``E/P`` relative to the unsplit state."""
-    a = _averages(q, m, k, sigma, c)
+    a = _averages(q, m, k, sigma, c) if averages is None else averages
     x = k * sigma**2
     return q / (2.0 * sigma) - (q - m * m) / (2.0 * alpha * x) + a.phi
 
@@ -411,7 +411,7 @@ def _make_branch(phase, q, m, k, alpha, sigma, c, u0):
         r=m / math.sqrt(2.0),
         cos_theta=cos_theta,
         eps_c=float(H(u0 * cos_theta / math.sqrt(2.0))),
-        energy=_energy(q, m, k, alpha, sigma, c),
+        energy=_energy(q, m, k, alpha, sigma, c, averages=a),
         susceptibility=k * sigma**2,
         replicon=replicon,
         field_jump=bool(jump),
