@@ -3,8 +3,11 @@
 import math
 import warnings
 
+import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import logsumexp
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_iris, make_blobs
@@ -16,7 +19,13 @@ from statmechlearn.cluster import (
     EqualWidthMixture,
     two_centre_fixed_points,
 )
-from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_statistics, posterior
+from statmechlearn.cluster._gibbs import (
+    gibbs_fixed_point,
+    gibbs_pass,
+    gibbs_pass_numpy,
+    gibbs_statistics,
+    posterior,
+)
 from statmechlearn.models import TwoGaussians
 from statmechlearn.theory import annealing, ml_mixture
 
@@ -55,6 +64,67 @@ def test_posterior_and_statistics_against_direct_formulas():
     np.testing.assert_allclose(
         stats["free_energy"][0], -T * np.mean(logsumexp(log_w[None] - d / T, axis=1))
     )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(1, 3000),
+    d=st.integers(1, 6),
+    k=st.integers(1, 6),
+    runs=st.integers(1, 3),
+    log_t=st.floats(-3.0, 3.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_compiled_pass_equals_its_numpy_twin(n, d, k, runs, log_t, seed):
+    # n spans several row blocks; small T drops terms, large T keeps them all
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 3.0, size=d)
+    centers = rng.normal(size=(runs, k, d))
+    log_w = np.log(rng.dirichlet(np.ones(k), size=runs))
+    T = 10.0**log_t
+    got = gibbs_pass(X, centers, log_w, T)
+    want = gibbs_pass_numpy(X, centers, log_w, T)
+    for name, a, b in zip(("sums", "mass", "distortion", "log_z", "plogp"), got, want, strict=True):
+        scale = max(1.0, float(np.max(np.abs(b))))
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-10 * scale * n, err_msg=name)
+
+
+def test_pass_is_bit_identical_for_any_thread_count():
+    X, _ = make_blobs(5000, n_features=4, centers=6, random_state=11)
+    centers = X[:6][None]
+    log_w = np.full((1, 6), -np.log(6))
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = gibbs_pass(X, centers, log_w, 2.0)
+        numba.set_num_threads(before)
+        many = gibbs_pass(X, centers, log_w, 2.0)
+    finally:
+        numba.set_num_threads(before)
+    for a, b in zip(one, many, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("mass_constrained", [True, False])
+def test_extrapolated_iteration_reaches_a_fixed_point_no_higher_in_free_energy(mass_constrained):
+    X, _ = make_blobs(3000, n_features=3, centers=5, cluster_std=1.5, random_state=12)
+    rng = np.random.default_rng(12)
+    starts = X[rng.choice(len(X), size=(4, 5), replace=False)]
+    log_w = np.full((4, 5), -np.log(5))
+    T = 3.0
+    common = dict(mass_constrained=mass_constrained, max_iter=5000, tol=1e-20)
+    plain = gibbs_fixed_point(X, starts, log_w, T, **common)
+    fast = gibbs_fixed_point(X, starts, log_w, T, accelerate=True, **common)
+    assert np.all(fast[3] <= 1e-20) and np.all(plain[3] <= 1e-20)
+    # a fixed point: one more plain pass does not move it
+    again = gibbs_fixed_point(
+        X, fast[0], fast[1], T, mass_constrained=mass_constrained, max_iter=1, tol=0
+    )
+    np.testing.assert_allclose(again[0], fast[0], atol=1e-8)
+    f_plain = gibbs_statistics(X, plain[0], plain[1], T)["free_energy"]
+    f_fast = gibbs_statistics(X, fast[0], fast[1], T)["free_energy"]
+    assert np.all(f_fast <= f_plain + 1e-9 * np.abs(f_plain))
+    assert fast[2] <= plain[2]
 
 
 def test_mass_constrained_fixed_point_satisfies_f_equals_d_plus_t_i():
@@ -117,6 +187,29 @@ def test_matches_kmeans_distortion_on_blobs(mass_constrained):
     assert da.inertia_ <= km.inertia_ * (1 + 1e-9)
     assert da.cluster_centers_.shape == (5, 2)
     np.testing.assert_array_equal(da.predict(X), da.labels_)
+
+
+def test_ten_blobs_reach_kmeans_inertia_and_keep_every_code_vector():
+    # splits made while clusters are still soft may fall back together; the
+    # merged code vectors must be freed and re-split, not left coincident
+    X, _ = make_blobs(5000, n_features=10, centers=10, cluster_std=2.0, random_state=2)
+    da = DeterministicAnnealing(10, random_state=2).fit(X)
+    km = KMeans(10, n_init=10, random_state=2).fit(X)
+    assert da.inertia_ <= km.inertia_ * (1 + 1e-9)
+    assert da.path_.n_clusters[-1] == 10
+    merges = [e for e in da.path_.events if np.isnan(e["critical_temperature"])]
+    assert all(not e["accepted"] for e in merges)
+
+
+def test_far_from_origin_data_give_the_same_fit():
+    X, _ = make_blobs(400, centers=3, random_state=13)
+    da = DeterministicAnnealing(3, random_state=0).fit(X)
+    shifted = DeterministicAnnealing(3, random_state=0).fit(X + 1e6)
+    np.testing.assert_allclose(shifted.cluster_centers_ - 1e6, da.cluster_centers_, atol=1e-6)
+    assert shifted.inertia_ == pytest.approx(da.inertia_, rel=1e-8)
+    np.testing.assert_allclose(shifted.predict_proba(X + 1e6), da.predict_proba(X), atol=1e-8)
+    np.testing.assert_allclose(shifted.transform(X + 1e6), da.transform(X), atol=1e-6)
+    assert shifted.score(X + 1e6) == pytest.approx(da.score(X), rel=1e-8)
 
 
 def test_predict_proba_transform_score():

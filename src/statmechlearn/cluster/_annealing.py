@@ -14,12 +14,19 @@ from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
 from statmechlearn.cluster._gibbs import (
     gibbs_fixed_point,
+    gibbs_pass,
     gibbs_statistics,
     posterior,
     squared_distances,
+    statistics_from_pass,
 )
 
 __all__ = ["AnnealingPath", "DeterministicAnnealing"]
+
+# The adaptive schedule lands this far below a pending critical temperature:
+# a split pair grows by about T_c/T per iteration, so landing at 0.99 T_c would
+# cost hundreds of iterations of critical slowing down for no better a path.
+_SPLIT_MARGIN = 0.05
 
 
 @dataclass
@@ -40,7 +47,9 @@ class AnnealingPath:
         Critical events: ``temperature`` (where the split was made),
         ``critical_temperature`` (``2 lambda_max`` of the cluster's posterior
         covariance), ``cluster``, ``accepted`` (False when the pair fell back
-        together and was merged).
+        together and was merged). A mass-constrained code vector that later
+        falls onto another is merged into it and recorded with
+        ``critical_temperature`` NaN and ``accepted`` False.
     """
 
     temperature: np.ndarray = field(default_factory=lambda: np.empty(0))
@@ -65,9 +74,10 @@ class AnnealingPath:
 def _principal(X, proba_k, center):
     """Largest eigenvalue and eigenvector of the posterior-weighted covariance."""
     mass = proba_k.sum()
-    diff = X - center
-    cov = (diff * proba_k[:, None]).T @ diff / mass
-    values, vectors = np.linalg.eigh(cov)
+    # rows with p(k|x) below 1e-16 of the largest add nothing at double precision
+    rows = np.flatnonzero(proba_k > 1e-16 * proba_k.max())
+    diff = (X[rows] - center) * np.sqrt(proba_k[rows])[:, None]
+    values, vectors = np.linalg.eigh(diff.T @ diff / mass)
     return values[-1], vectors[:, -1]
 
 
@@ -125,13 +135,18 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         Factor ``0 < a < 1`` with ``T <- a T`` between temperatures.
     adaptive : bool, default=True
         If True the step is shortened so that the next temperature lands just
-        below (``1 - 1e-2`` times) the highest pending critical temperature
-        of a cluster, so that no split is skipped by a coarse schedule.
+        below (``0.95`` times) the highest pending critical temperature of a
+        cluster, so that no split is skipped by a coarse schedule.
     max_iter : int, default=300
-        Maximum fixed-point iterations per temperature.
-    tol : float, default=1e-6
-        Convergence when every code vector moves less than ``tol`` times the
-        total data variance (squared distance) in one iteration.
+        Maximum passes over the data per temperature. Annealing extrapolates
+        the fixed-point iteration (SQUAREM) where that lowers the free
+        energy; ``anneal=False`` iterates plainly, to stay in the minimum it
+        starts in.
+    tol : float, default=1e-4
+        Relative tolerance, as in ``KMeans``: a temperature's fixed point is
+        reached when the squared Frobenius norm of the change of the code
+        vectors in one iteration is below ``tol`` times the mean per-feature
+        variance of X.
     random_state : int, Generator or None, default=None
         Seeds the perturbations that break symmetry at splits and the random
         ``init``.
@@ -214,7 +229,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         cooling_rate=0.9,
         adaptive=True,
         max_iter=300,
-        tol=1e-6,
+        tol=1e-4,
         random_state=None,
     ):
         self.n_clusters = n_clusters
@@ -254,22 +269,28 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
                 "there cannot be more clusters than points"
             )
         rng = check_random_state(self.random_state)
-        self._x_sq = np.einsum("ij,ij->i", X, X)
+        # centred data keep |x|^2 - 2 x.y + |y|^2 free of cancellation
         mean = X.mean(axis=0)
+        X = X - mean
+        self._mean = mean
+        self._x_sq = np.einsum("ij,ij->i", X, X)
         cov = np.atleast_2d(np.cov(X, rowvar=False, bias=True))
         self.critical_temperature_ = float(2.0 * np.linalg.eigvalsh(cov)[-1])
         self._scale = max(float(np.trace(cov)), np.finfo(float).tiny)
-        self._tol_abs = self.tol * self._scale
+        # as KMeans: relative to the mean per-feature variance
+        self._variance = self._scale / X.shape[1]
+        self._tol_abs = self.tol * self._variance
         self._stalled = []
         self.path_ = AnnealingPath()
         self.n_iter_ = 0
         if self.anneal:
-            centers, log_w = self._anneal(X, mean, rng)
+            centers, log_w = self._anneal(X, rng)
         else:
             centers, log_w = self._fixed(X, rng)
-        self.cluster_centers_ = centers
+        self.cluster_centers_ = centers + mean
         self.cluster_weights_ = np.exp(log_w)
-        self.labels_ = self._proba(X).argmax(axis=1)
+        proba, _ = posterior(X, centers[None], log_w[None], self.temperature_, self._x_sq)
+        self.labels_ = proba[:, 0, :].argmax(axis=1)
         d2 = squared_distances(X, centers, self._x_sq)
         self.inertia_ = float(d2.min(axis=1).sum())
         if self._stalled:
@@ -277,12 +298,13 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
             warnings.warn(
                 f"the fixed point did not converge within max_iter={self.max_iter} at "
                 f"{len(self._stalled)} temperature(s) (first at T={T:.4g}, last relative "
-                f"move {shift / self._scale:.2e} > tol={self.tol}); increase max_iter or "
-                "cool more slowly",
+                f"change {shift / self._variance:.2e} > tol={self.tol}); increase "
+                "max_iter or cool more slowly",
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        del self._x_sq, self._stalled
+        self._train_mean = mean
+        del self._x_sq, self._stalled, self._mean
         return self
 
     def _iterate(self, X, centers, log_w, T):
@@ -295,16 +317,28 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
             max_iter=self.max_iter,
             tol=self._tol_abs,
             x_sq=self._x_sq,
+            # the annealed path only needs each temperature's minimum; a fixed-T
+            # run follows the minimum it starts in, so plain iteration there
+            accelerate=self.anneal,
         )
         self.n_iter_ += n_it
         if shift[0] > self._tol_abs:
             self._stalled.append((T, float(shift[0])))
         return c[0], lw[0]
 
-    def _record(self, X, centers, log_w, T):
-        stats = gibbs_statistics(X, centers[None], log_w[None], T, self._x_sq)
+    def _statistics(self, X, centers, log_w, T):
+        """Path statistics of one Gibbs pass, with the per-cluster mass and distortion."""
+        n = X.shape[0]
+        _, mass, dist, log_z, plogp = gibbs_pass(X, centers[None], log_w[None], T, self._x_sq)
+        stats = statistics_from_pass(n, T, mass, dist, log_z, plogp)
+        stats["cluster_mass"], stats["cluster_distortion"] = mass[0], dist[0]
+        return stats
+
+    def _record(self, X, centers, log_w, T, stats=None):
+        if stats is None:
+            stats = self._statistics(X, centers, log_w, T)
         n_distinct = int(_groups(centers, np.sqrt(self._scale)).max()) + 1
-        self.path_._append(T, stats, centers, np.exp(log_w), n_distinct)
+        self.path_._append(T, stats, centers + self._mean, np.exp(log_w), n_distinct)
 
     def _fixed(self, X, rng):
         if self.temperature is None:
@@ -324,6 +358,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
                     f"init must be a finite array of shape (n_clusters, n_features) = "
                     f"({self.n_clusters}, {X.shape[1]}), got shape {centers.shape}"
                 )
+            centers = centers - self._mean
         T = float(self.temperature)
         log_w = np.full(self.n_clusters, -np.log(self.n_clusters))
         centers, log_w = self._iterate(X, centers, log_w, T)
@@ -331,9 +366,10 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         self.temperature_ = T
         return centers, log_w
 
-    def _anneal(self, X, mean, rng):
+    def _anneal(self, X, rng):
         Tc = self.critical_temperature_
         K_max = self.n_clusters
+        mean = np.zeros(X.shape[1])
         if Tc <= 0.0:
             if K_max > 1:
                 warnings.warn(
@@ -355,18 +391,25 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
             log_w = np.full(K_max, -np.log(K_max))
         while True:
             centers, log_w = self._iterate(X, centers, log_w, T)
+            stats = self._statistics(X, centers, log_w, T)
+            if self.mass_constrained:
+                n_before = len(centers)
+                centers, log_w = self._merge(centers, log_w, T, stats)
+                if len(centers) < n_before:
+                    stats = None
             candidates = self._candidates(X, centers, log_w, T)
             if any(c[0] > T for c in candidates):
-                centers, log_w = self._split(X, centers, log_w, T, rng, candidates)
-                candidates = self._candidates(X, centers, log_w, T)
+                centers, log_w, candidates = self._split(X, centers, log_w, T, rng, candidates)
+                stats = None
+            # the halves of a new split report their critical temperatures at the next T
             pending = [c[0] for c in candidates] if self.adaptive else []
-            self._record(X, centers, log_w, T)
+            self._record(X, centers, log_w, T, stats)
             if T_floor >= T:
                 break
             T_next = max(self.cooling_rate * T, T_floor)
-            below = [Tc_k for Tc_k in pending if T_next < Tc_k * (1 - 1e-2) < T]
+            below = [Tc_k for Tc_k in pending if T_next < Tc_k * (1 - _SPLIT_MARGIN) < T]
             if below:
-                T_next = max(below) * (1 - 1e-2)
+                T_next = max(below) * (1 - _SPLIT_MARGIN)
             T = T_next
         self.temperature_ = float(T)
         if self.path_.n_clusters[-1] < K_max:
@@ -379,6 +422,48 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
                 stacklevel=3,
             )
         return centers, log_w
+
+    def _merge(self, centers, log_w, T, stats):
+        """Merge mass-constrained code vectors that have fallen together.
+
+        Coincident code vectors act as one whose weight is their sum, so
+        merging them changes nothing but frees room for a split elsewhere.
+        Two count as coincident when their squared gap is below ``1e-6``
+        times their clusters' mean squared spread.
+        """
+        if len(centers) < 2:
+            return centers, log_w
+        mass = stats["cluster_mass"]
+        spread = stats["cluster_distortion"] / np.maximum(mass, np.finfo(float).tiny)
+        gap = squared_distances(centers, centers)
+        close = gap < 1e-6 * (spread[:, None] + spread[None, :]) / 2.0
+        owner = np.arange(len(centers))
+        for i in range(len(centers)):
+            if owner[i] == i:
+                owner[
+                    (np.arange(len(centers)) > i) & close[i] & (owner == np.arange(len(centers)))
+                ] = i
+        if np.all(owner == np.arange(len(centers))):
+            return centers, log_w
+        keep = np.flatnonzero(owner == np.arange(len(centers)))
+        merged_w = np.array([np.logaddexp.reduce(log_w[owner == k]) for k in keep])
+        merged_c = np.array(
+            [
+                np.average(centers[owner == k], axis=0, weights=mass[owner == k] + 1e-300)
+                for k in keep
+            ]
+        )
+        for k in keep:
+            if np.sum(owner == k) > 1:
+                self.path_.events.append(
+                    {
+                        "temperature": T,
+                        "critical_temperature": np.nan,
+                        "cluster": int(k),
+                        "accepted": False,
+                    }
+                )
+        return merged_c, merged_w
 
     def _candidates(self, X, centers, log_w, T):
         """Clusters that may still split, with their critical temperatures.
@@ -411,7 +496,9 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
 
         Mass-constrained: a code vector is duplicated and the pair pushed apart
         along its principal axis (weights halved). Unconstrained: a group of
-        coincident code vectors is divided in two halves the same way.
+        coincident code vectors is divided in two halves the same way. Returns
+        the new code vectors and weights, and the candidates left unsplit
+        (candidates are sorted, so the splits are the first of them).
         """
         room = self.n_clusters - len(centers) if self.mass_constrained else len(centers)
         splits = [c for c in candidates if c[0] > T][:room]
@@ -425,19 +512,20 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
                 centers.append(base - delta)
                 log_w[k] -= np.log(2.0)
                 log_w.append(log_w[k])
-                pairs.append((Tc_k, k, len(centers) - 1))
+                pairs.append((Tc_k, k, len(centers) - 1, 4.0 * lam * 0.01))
             else:
                 half = len(members) // 2
                 for i, j in enumerate(members):
                     centers[j] = base + delta if i < half else base - delta
-                pairs.append((Tc_k, members[0], members[-1]))
+                pairs.append((Tc_k, members[0], members[-1], 4.0 * lam * 0.01))
         centers, log_w = np.array(centers), np.array(log_w)
         centers, log_w = self._iterate(X, centers, log_w, T)
-        # a pair that fell back together did not split: merge it
+        # below its critical temperature a pair's gap grows (by about T_c/T per
+        # iteration); a pair whose gap shrank is not splitting: merge it back
         merged = []
-        for Tc_k, k, j in pairs:
+        for Tc_k, k, j, gap_0 in pairs:
             gap = np.sum((centers[k] - centers[j]) ** 2)
-            accepted = bool(gap > 1e-6 * self._scale)
+            accepted = bool(gap > gap_0)
             self.path_.events.append(
                 {"temperature": T, "critical_temperature": Tc_k, "cluster": k, "accepted": accepted}
             )
@@ -447,21 +535,25 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         if merged:
             keep = np.setdiff1d(np.arange(len(centers)), merged)
             centers, log_w = centers[keep], log_w[keep]
-        return centers, log_w
+        return centers, log_w, candidates[len(splits) :]
 
     # -- prediction ------------------------------------------------------------
     def _proba(self, X):
         proba, _ = posterior(
             X,
-            self.cluster_centers_[None],
+            self._centers_centred()[None],
             np.log(self.cluster_weights_)[None],
             self.temperature_,
         )
         return proba[:, 0, :]
 
+    def _centers_centred(self):
+        return self.cluster_centers_ - self._train_mean
+
     def _validate(self, X):
+        """Validated X, shifted by the training mean like the fit's distances."""
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        return validate_data(self, X, dtype=np.float64, reset=False) - self._train_mean
 
     def predict_proba(self, X):
         """Gibbs assignment probabilities at the final temperature.
@@ -500,7 +592,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_found)
         """
-        return np.sqrt(squared_distances(self._validate(X), self.cluster_centers_))
+        return np.sqrt(squared_distances(self._validate(X), self._centers_centred()))
 
     def free_energy(self, X):
         """Free energy per sample ``-T <log sum_k w_k exp(-|x - y_k|^2/T)>`` of X.
@@ -515,7 +607,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         """
         X = self._validate(X)
         stats = gibbs_statistics(
-            X, self.cluster_centers_[None], np.log(self.cluster_weights_)[None], self.temperature_
+            X, self._centers_centred()[None], np.log(self.cluster_weights_)[None], self.temperature_
         )
         return float(stats["free_energy"][0])
 

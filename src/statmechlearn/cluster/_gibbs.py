@@ -6,12 +6,146 @@ alternates it with the centroid condition ``y_k = sum_x p(k|x) x / sum_x p(k|x)`
 (and ``w_k = mean_x p(k|x)`` when mass-constrained), which is EM for an
 isotropic Gaussian mixture of variance ``T/2``. Arrays carry a leading run
 axis ``B`` so that many starts on the same data cost one matrix product.
-Memory is O(n B K).
+
+One pass (:func:`gibbs_pass`) is a numba loop over fixed blocks of rows:
+per block a BLAS product gives the cross terms ``x . y_k``, a loop turns them
+into the assignment (accumulating masses, and distortions and entropy when
+asked), and a second product gives the centroid sums. Terms with
+``p(k|x) < e^-40 p_max(x)`` lie below double precision of the row's
+normaliser and are dropped, and the row's largest term is ``exp(0)``, so at
+low temperature a row costs few exponentials. Blocks are summed in a fixed
+order, so results do not depend on the number of threads.
+:func:`gibbs_pass_numpy` is the dense NumPy twin the tests hold the kernel to.
+Distances use ``|x|^2 - 2 x.y + |y|^2``; callers centre ``X`` first when its
+mean is far from the origin. The pass needs O(B K d) memory beyond ``X``;
+:func:`posterior` returns O(n B K).
 """
 
-import numpy as np
+import functools
 
-__all__ = ["gibbs_fixed_point", "gibbs_statistics", "posterior", "squared_distances"]
+import numba
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+__all__ = [
+    "gibbs_fixed_point",
+    "gibbs_pass",
+    "gibbs_pass_numpy",
+    "gibbs_statistics",
+    "posterior",
+    "squared_distances",
+    "statistics_from_pass",
+]
+
+# Rows per block of the compiled pass: fixed, so that the summation order (and
+# hence every result bit) is independent of the thread count.
+_BLOCK = 1024
+# exp(-40) = 4e-18 is below half an ulp of a normaliser >= 1.
+_LOG_TINY = -40.0
+_SPAN = 64 * _BLOCK
+_FAST = {"reassoc", "contract"}
+
+
+@numba.njit(cache=True, nogil=True, parallel=True, fastmath=_FAST, error_model="numpy")
+def _pass_kernel(X, ct, x_sq, y_sq, log_w, inv_t, with_stats):  # pragma: no cover - compiled
+    n, d = X.shape
+    B, K = log_w.shape
+    n_blocks = (n + _BLOCK - 1) // _BLOCK
+    sums = np.zeros((n_blocks, B * K, d))
+    mass = np.zeros((n_blocks, B, K))
+    dist = np.zeros((n_blocks, B, K))
+    log_z = np.zeros((n_blocks, B))
+    plogp = np.zeros((n_blocks, B))
+    for blk in numba.prange(n_blocks):
+        start = blk * _BLOCK
+        stop = min(n, start + _BLOCK)
+        xb = X[start:stop]
+        prob = np.dot(xb, ct)  # cross terms x.y_k, overwritten by p(k|x)
+        dk = np.empty(K)
+        for r in range(stop - start):
+            for b in range(B):
+                o = b * K
+                top = -np.inf
+                best = 0
+                for k in range(K):
+                    s = max(x_sq[start + r] - 2.0 * prob[r, o + k] + y_sq[b, k], 0.0)
+                    dk[k] = s
+                    lk = log_w[b, k] - s * inv_t
+                    prob[r, o + k] = lk
+                    if lk > top:
+                        top = lk
+                        best = k
+                # the row's largest term is exp(0) = 1; exp of the rest only
+                # where it is not lost below the normaliser's precision
+                total = 0.0
+                for k in range(K):
+                    u = prob[r, o + k] - top
+                    if k == best:
+                        e = 1.0
+                    elif u > _LOG_TINY:
+                        e = np.exp(u)
+                    else:
+                        e = 0.0
+                    prob[r, o + k] = e
+                    total += e
+                inv = 1.0 / total
+                for k in range(K):
+                    p = prob[r, o + k] * inv
+                    prob[r, o + k] = p
+                    mass[blk, b, k] += p
+                if with_stats >= 1:
+                    log_total = np.log(total)
+                    log_z[blk, b] += log_total + top
+                if with_stats >= 2:
+                    acc = 0.0
+                    for k in range(K):
+                        p = prob[r, o + k]
+                        if p > 0.0:
+                            dist[blk, b, k] += p * dk[k]
+                            acc += p * (log_w[b, k] - dk[k] * inv_t - top - log_total)
+                    plogp[blk, b] += acc
+        sums[blk] = np.dot(prob.T, xb)
+    # in block order, so that the bits do not depend on the thread count;
+    # scalar loops, since array expressions on views allocate per block
+    out_sums = np.zeros((B * K, d))
+    out_mass = np.zeros((B, K))
+    out_dist = np.zeros((B, K))
+    out_log_z = np.zeros(B)
+    out_plogp = np.zeros(B)
+    for blk in range(n_blocks):
+        for q in range(B * K):
+            for j in range(d):
+                out_sums[q, j] += sums[blk, q, j]
+        for b in range(B):
+            out_log_z[b] += log_z[blk, b]
+            out_plogp[b] += plogp[blk, b]
+            for k in range(K):
+                out_mass[b, k] += mass[blk, b, k]
+                out_dist[b, k] += dist[blk, b, k]
+    return out_sums.reshape(B, K, d), out_mass, out_dist, out_log_z, out_plogp
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _softmax_rows(logits):  # pragma: no cover - compiled
+    n, m = logits.shape
+    log_z = np.empty(n)
+    for i in numba.prange(n):
+        top = -np.inf
+        for k in range(m):
+            top = max(top, logits[i, k])
+        total = 0.0
+        for k in range(m):
+            e = np.exp(logits[i, k] - top)
+            logits[i, k] = e
+            total += e
+        for k in range(m):
+            logits[i, k] /= total
+        log_z[i] = np.log(total) + top
+    return log_z
+
+
+def _check_x_sq(X, x_sq):
+    return np.einsum("ij,ij->i", X, X) if x_sq is None else x_sq
 
 
 def _logits(X, centers, log_weights, temperature, x_sq):
@@ -22,20 +156,11 @@ def _logits(X, centers, log_weights, temperature, x_sq):
     cross *= 2.0
     cross -= y_sq
     cross -= x_sq[:, None]
+    np.minimum(cross, 0.0, out=cross)  # a squared distance is never negative
     cross /= temperature
     logits = cross.reshape(X.shape[0], B, K)
     logits += log_weights[None, :, :]
     return logits
-
-
-def _normalise(logits):
-    """Softmax over the last axis in place; returns it and the log partition function."""
-    top = logits.max(axis=2, keepdims=True)
-    logits -= top
-    np.exp(logits, out=logits)
-    total = logits.sum(axis=2, keepdims=True)
-    logits /= total
-    return logits, (np.log(total) + top)[:, :, 0]
 
 
 def squared_distances(X, centers, x_sq=None):
@@ -52,12 +177,9 @@ def squared_distances(X, centers, x_sq=None):
     ndarray of shape (n_samples, n_clusters)
         Clipped at 0 against rounding.
     """
-    if x_sq is None:
-        x_sq = np.einsum("ij,ij->i", X, X)
     zero = np.zeros((1, centers.shape[0]))
-    d = _logits(X, centers[None], zero, 1.0, x_sq)[:, 0, :]
-    np.negative(d, out=d)
-    return np.maximum(d, 0.0, out=d)
+    d = _logits(X, centers[None], zero, 1.0, _check_x_sq(X, x_sq))[:, 0, :]
+    return np.negative(d, out=d)
 
 
 def posterior(X, centers, log_weights, temperature, x_sq=None):
@@ -78,24 +200,99 @@ def posterior(X, centers, log_weights, temperature, x_sq=None):
     log_z : ndarray of shape (n_samples, n_runs)
         ``log sum_k w_k exp(-|x - y_k|^2 / T)``.
     """
-    if x_sq is None:
-        x_sq = np.einsum("ij,ij->i", X, X)
-    return _normalise(_logits(X, centers, log_weights, temperature, x_sq))
+    logits = _logits(X, centers, log_weights, temperature, _check_x_sq(X, x_sq))
+    n, B, K = logits.shape
+    log_z = _softmax_rows(logits.reshape(n * B, K))
+    return logits, log_z.reshape(n, B)
 
 
-def _update(X, proba, centers, mass_constrained):
-    n = X.shape[0]
+def gibbs_pass(X, centers, log_weights, temperature, x_sq=None):
+    """One Gibbs assignment of every point, reduced to what the fixed point needs.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    centers : ndarray of shape (n_runs, n_clusters, n_features)
+    log_weights : ndarray of shape (n_runs, n_clusters)
+    temperature : float
+        ``T > 0``.
+    x_sq : ndarray of shape (n_samples,), optional
+
+    Returns
+    -------
+    sums : ndarray of shape (n_runs, n_clusters, n_features)
+        ``sum_x p(k|x) x``.
+    mass : ndarray of shape (n_runs, n_clusters)
+        ``sum_x p(k|x)``.
+    distortion : ndarray of shape (n_runs, n_clusters)
+        ``sum_x p(k|x) |x - y_k|^2``.
+    log_z : ndarray of shape (n_runs,)
+        ``sum_x log sum_k w_k exp(-|x - y_k|^2 / T)``.
+    plogp : ndarray of shape (n_runs,)
+        ``sum_x sum_k p(k|x) log p(k|x)``.
+    """
+    X = np.ascontiguousarray(X, dtype=float)
+    return _pass(X, centers, log_weights, temperature, _check_x_sq(X, x_sq), with_stats=2)
+
+
+def gibbs_pass_numpy(X, centers, log_weights, temperature, x_sq=None):
+    """Dense NumPy twin of :func:`gibbs_pass` (same contract, no terms dropped)."""
+    proba, log_z = posterior(X, centers, log_weights, temperature, x_sq)
+    n, B, K = proba.shape
+    d2 = np.stack([squared_distances(X, c, x_sq) for c in centers], axis=1)
+    sums = (proba.reshape(n, B * K).T @ X).reshape(B, K, -1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        plogp = np.where(proba > 0, proba * np.log(proba), 0.0).sum(axis=(0, 2))
+    return sums, proba.sum(axis=0), (proba * d2).sum(axis=0), log_z.sum(axis=0), plogp
+
+
+def _pass(X, centers, log_weights, temperature, x_sq, *, with_stats):
+    centers = np.asarray(centers, dtype=float)
     B, K, d = centers.shape
-    mass = proba.sum(axis=0)  # (B, K)
-    sums = (proba.reshape(n, B * K).T @ X).reshape(B, K, d)
-    alive = mass > 1e-300
-    new = np.where(alive[:, :, None], sums / np.where(alive, mass, 1.0)[:, :, None], centers)
-    log_weights = np.log(np.maximum(mass, 1e-300) / n) if mass_constrained else None
-    return new, log_weights
+    ct = np.ascontiguousarray(centers.reshape(B * K, d).T)
+    y_sq = np.einsum("bkd,bkd->bk", centers, centers)
+    log_weights = np.ascontiguousarray(log_weights, dtype=float)
+    out = None
+    # the kernel's per-block products must not start BLAS threads of their own
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        # at most _SPAN rows per call bounds the per-block buffers at O(K d)
+        for start in range(0, X.shape[0], _SPAN):
+            stop = start + _SPAN
+            part = _pass_kernel(
+                X[start:stop],
+                ct,
+                x_sq[start:stop],
+                y_sq,
+                log_weights,
+                1.0 / temperature,
+                with_stats,
+            )
+            out = part if out is None else tuple(a + b for a, b in zip(out, part, strict=True))
+    return out
+
+
+@functools.cache
+def _blas_controller():
+    return ThreadpoolController()
+
+
+def _centroids(sums, mass, centers):
+    """Centroid condition; a code vector with no mass stays where it is."""
+    alive = mass > 0.0
+    return np.where(alive[:, :, None], sums / np.where(alive, mass, 1.0)[:, :, None], centers)
 
 
 def gibbs_fixed_point(
-    X, centers, log_weights, temperature, *, mass_constrained, max_iter, tol, x_sq=None
+    X,
+    centers,
+    log_weights,
+    temperature,
+    *,
+    mass_constrained,
+    max_iter,
+    tol,
+    x_sq=None,
+    accelerate=False,
 ):
     """Iterate the Gibbs assignment and centroid condition to a fixed point.
 
@@ -111,32 +308,78 @@ def gibbs_fixed_point(
     mass_constrained : bool
         Whether the weights follow the cluster masses.
     max_iter : int
-        Maximum number of iterations.
+        Maximum number of passes over the data.
     tol : float
-        Convergence when the largest squared move of a code vector is below it.
+        Convergence when the squared Frobenius norm of the change of a run's
+        code vectors in one plain iteration is below it (as KMeans).
     x_sq : ndarray of shape (n_samples,), optional
+    accelerate : bool, default=False
+        Squared extrapolation (SQUAREM, Varadhan & Roland 2008) of the code
+        vectors from two plain iterations, kept only where it lowers the free
+        energy below the plain iterate's. It cuts the iterations where the
+        fixed point converges slowly, near a phase transition, but may settle
+        in a different local minimum than plain iteration would, so leave it
+        off to follow one minimum.
 
     Returns
     -------
     centers : ndarray of shape (n_runs, n_clusters, n_features)
     log_weights : ndarray of shape (n_runs, n_clusters)
     n_iter : int
+        Passes over the data.
     shift : ndarray of shape (n_runs,)
-        Last squared move of each run (``<= tol`` when converged).
+        Last squared Frobenius change of each run in a plain iteration
+        (``<= tol`` when converged).
     """
-    if x_sq is None:
-        x_sq = np.einsum("ij,ij->i", X, X)
+    X = np.ascontiguousarray(X, dtype=float)
+    x_sq = _check_x_sq(X, x_sq)
+    n = X.shape[0]
     centers = np.array(centers, dtype=float)
     log_weights = np.array(log_weights, dtype=float)
+
+    def step(c, lw, level=0):
+        sums, mass, _, log_z, _ = _pass(X, c, lw, temperature, x_sq, with_stats=level)
+        if mass_constrained:
+            with np.errstate(divide="ignore"):
+                lw = np.log(mass / n)
+        return _centroids(sums, mass, c), lw, log_z
+
+    def moved(a, b):
+        return np.sum((a - b) ** 2, axis=(1, 2))
+
     shift = np.full(centers.shape[0], np.inf)
+    step_max = np.full(centers.shape[0], 4.0)
     n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is returned
-        proba, _ = posterior(X, centers, log_weights, temperature, x_sq)
-        new, new_log_w = _update(X, proba, centers, mass_constrained)
-        shift = np.max(np.sum((new - centers) ** 2, axis=2), axis=1)
-        centers = new
-        if new_log_w is not None:
-            log_weights = new_log_w
+    while n_iter < max_iter:
+        if not accelerate or max_iter - n_iter < 3:
+            new, log_weights, _ = step(centers, log_weights)
+            shift, centers = moved(new, centers), new
+            n_iter += 1
+        else:
+            c1, lw1, _ = step(centers, log_weights)
+            shift = moved(c1, centers)
+            if np.all(shift <= tol):
+                centers, log_weights, n_iter = c1, lw1, n_iter + 1
+                break
+            c2, lw2, log_z1 = step(c1, lw1, level=1)
+            r, v = c1 - centers, c2 - 2.0 * c1 + centers
+            norm_r = np.sqrt(np.sum(r**2, axis=(1, 2)))
+            norm_v = np.sqrt(np.sum(v**2, axis=(1, 2)))
+            step_length = np.clip(norm_r / np.maximum(norm_v, 1e-300), 1.0, step_max)
+            alpha = -step_length[:, None, None]
+            jump = centers - 2.0 * alpha * r + alpha**2 * v
+            c3, lw3, log_z_jump = step(jump, lw2, level=1)
+            n_iter += 3
+            # keep the extrapolation only where it did not raise the free energy
+            good = (log_z_jump >= log_z1) & np.all(np.isfinite(c3), axis=(1, 2))
+            # a step that overshot shortens the next; one accepted at the cap lengthens it
+            step_max = np.where(
+                good, np.where(step_length >= step_max, 2.0 * step_max, step_max), step_max / 2.0
+            )
+            step_max = np.clip(step_max, 1.0, 1e3)
+            centers = np.where(good[:, None, None], c3, c2)
+            log_weights = np.where(good[:, None], lw3, lw2)
+            continue
         if np.all(shift <= tol):
             break
     return centers, log_weights, n_iter, shift
@@ -158,21 +401,33 @@ def gibbs_statistics(X, centers, log_weights, temperature, x_sq=None):
         in nats, and ``mutual_information`` ``I(X;K) = H(K) - H(K|X)``
         of the assignment (at a mass-constrained fixed point ``F = D + T I``).
     """
-    if x_sq is None:
-        x_sq = np.einsum("ij,ij->i", X, X)
-    logits = _logits(X, centers, log_weights, temperature, x_sq)
-    dist = (log_weights[None, :, :] - logits) * temperature  # d_k
-    proba, log_z = _normalise(logits)
-    distortion = np.einsum("nbk,nbk->b", proba, dist) / X.shape[0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        plogp = np.where(proba > 0, proba * np.log(proba), 0.0)
-    entropy = -plogp.sum(axis=(0, 2)) / X.shape[0]
-    marginal = proba.mean(axis=0)
+    X = np.ascontiguousarray(X, dtype=float)
+    _, mass, dist, log_z, plogp = gibbs_pass(X, centers, log_weights, temperature, x_sq)
+    return statistics_from_pass(X.shape[0], temperature, mass, dist, log_z, plogp)
+
+
+def statistics_from_pass(n_samples, temperature, mass, distortion, log_z, plogp):
+    """Per-sample path statistics from the sums of one :func:`gibbs_pass`.
+
+    Parameters
+    ----------
+    n_samples : int
+    temperature : float
+    mass, distortion, log_z, plogp : ndarray
+        As returned by :func:`gibbs_pass`.
+
+    Returns
+    -------
+    dict of ndarray of shape (n_runs,)
+        As :func:`gibbs_statistics`.
+    """
+    entropy = -plogp / n_samples
+    marginal = mass / n_samples
     with np.errstate(divide="ignore", invalid="ignore"):
         h_k = -np.where(marginal > 0, marginal * np.log(marginal), 0.0).sum(axis=1)
     return {
-        "free_energy": -temperature * log_z.mean(axis=0),
-        "distortion": distortion,
+        "free_energy": -temperature * log_z / n_samples,
+        "distortion": distortion.sum(axis=1) / n_samples,
         "entropy": entropy,
         "mutual_information": h_k - entropy,
     }

@@ -63,7 +63,8 @@ def two_centre_fixed_points(X, sigma, init, *, max_iter=2000, tol=1e-10):
         Starting splitting vectors ``dU_0``.
     max_iter : int, default=2000
     tol : float, default=1e-10
-        Convergence when no centre moves more than ``tol`` times the total
+        Convergence when the squared change of the two centres in one
+        iteration is below ``tol`` times the total
         variance (squared) in one iteration.
 
     Returns
