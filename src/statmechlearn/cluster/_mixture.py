@@ -64,8 +64,7 @@ def two_centre_fixed_points(X, sigma, init, *, max_iter=2000, tol=1e-10):
     max_iter : int, default=2000
     tol : float, default=1e-10
         Convergence when the squared change of the two centres in one
-        iteration is below ``tol`` times the total
-        variance (squared) in one iteration.
+        iteration is below ``tol`` times the total variance of X.
 
     Returns
     -------
