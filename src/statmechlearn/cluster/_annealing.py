@@ -81,17 +81,25 @@ def _principal(X, proba_k, center):
     return values[-1], vectors[:, -1]
 
 
-def _groups(centers, scale, rtol=1e-3):
-    """Group label of each code vector; coincident ones (within ``rtol * scale``) share it."""
-    labels = np.full(len(centers), -1)
+def _groups(close):
+    """Group label of each code vector, given which pairs coincide.
+
+    ``close`` is a symmetric boolean matrix; each code vector joins the group
+    of the first earlier one it coincides with, groups are numbered in order.
+    """
+    labels = np.full(len(close), -1)
     n_groups = 0
-    for i in range(len(centers)):
-        if labels[i] >= 0:
-            continue
-        close = np.sum((centers - centers[i]) ** 2, axis=1) <= (rtol * scale) ** 2
-        labels[close & (labels < 0)] = n_groups
-        n_groups += 1
+    for i in range(len(close)):
+        if labels[i] < 0:
+            labels[(close[i] | (np.arange(len(close)) == i)) & (labels < 0)] = n_groups
+            n_groups += 1
     return labels
+
+
+def _coincident(centers, scale, rtol=1e-3):
+    """Pairs of code vectors within ``rtol * scale`` of each other."""
+    gap = np.sum((centers[:, None, :] - centers[None, :, :]) ** 2, axis=2)
+    return gap <= (rtol * scale) ** 2
 
 
 class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -337,7 +345,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
     def _record(self, X, centers, log_w, T, stats=None):
         if stats is None:
             stats = self._statistics(X, centers, log_w, T)
-        n_distinct = int(_groups(centers, np.sqrt(self._scale)).max()) + 1
+        n_distinct = int(_groups(_coincident(centers, np.sqrt(self._scale))).max()) + 1
         self.path_._append(T, stats, centers + self._mean, np.exp(log_w), n_distinct)
 
     def _fixed(self, X, rng):
@@ -436,30 +444,21 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         mass = stats["cluster_mass"]
         spread = stats["cluster_distortion"] / np.maximum(mass, np.finfo(float).tiny)
         gap = squared_distances(centers, centers)
-        close = gap < 1e-6 * (spread[:, None] + spread[None, :]) / 2.0
-        owner = np.arange(len(centers))
-        for i in range(len(centers)):
-            if owner[i] == i:
-                owner[
-                    (np.arange(len(centers)) > i) & close[i] & (owner == np.arange(len(centers)))
-                ] = i
-        if np.all(owner == np.arange(len(centers))):
+        labels = _groups(gap < 1e-6 * (spread[:, None] + spread[None, :]) / 2.0)
+        if labels.max() + 1 == len(centers):
             return centers, log_w
-        keep = np.flatnonzero(owner == np.arange(len(centers)))
-        merged_w = np.array([np.logaddexp.reduce(log_w[owner == k]) for k in keep])
+        members = [labels == g for g in range(labels.max() + 1)]
+        merged_w = np.array([np.logaddexp.reduce(log_w[m]) for m in members])
         merged_c = np.array(
-            [
-                np.average(centers[owner == k], axis=0, weights=mass[owner == k] + 1e-300)
-                for k in keep
-            ]
+            [np.average(centers[m], axis=0, weights=mass[m] + 1e-300) for m in members]
         )
-        for k in keep:
-            if np.sum(owner == k) > 1:
+        for m in members:
+            if m.sum() > 1:
                 self.path_.events.append(
                     {
                         "temperature": T,
                         "critical_temperature": np.nan,
-                        "cluster": int(k),
+                        "cluster": int(np.argmax(m)),
                         "accepted": False,
                     }
                 )
@@ -478,7 +477,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
                 return []
             labels = np.arange(len(centers))
         else:
-            labels = _groups(centers, np.sqrt(self._scale))
+            labels = _groups(_coincident(centers, np.sqrt(self._scale)))
         proba, _ = posterior(X, centers[None], log_w[None], T, self._x_sq)
         candidates = []
         for g in range(labels.max() + 1):

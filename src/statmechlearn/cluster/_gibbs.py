@@ -25,6 +25,7 @@ import functools
 
 import numba
 import numpy as np
+from scipy.special import logsumexp
 from threadpoolctl import ThreadpoolController
 
 __all__ = [
@@ -236,8 +237,10 @@ def gibbs_pass(X, centers, log_weights, temperature, x_sq=None):
 
 
 def gibbs_pass_numpy(X, centers, log_weights, temperature, x_sq=None):
-    """Dense NumPy twin of :func:`gibbs_pass` (same contract, no terms dropped)."""
-    proba, log_z = posterior(X, centers, log_weights, temperature, x_sq)
+    """Dense NumPy twin of :func:`gibbs_pass`: same contract, nothing dropped or compiled."""
+    logits = _logits(X, centers, log_weights, temperature, _check_x_sq(X, x_sq))
+    log_z = logsumexp(logits, axis=2)
+    proba = np.exp(logits - log_z[:, :, None])
     n, B, K = proba.shape
     d2 = np.stack([squared_distances(X, c, x_sq) for c in centers], axis=1)
     sums = (proba.reshape(n, B * K).T @ X).reshape(B, K, -1)
