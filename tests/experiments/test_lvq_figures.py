@@ -43,6 +43,10 @@ def test_derived_check_logic():
     assert not nan.passed and "not computable" in nan.note
     sim = Derived("x", lambda _: (2.0, 0.5), lower=0.0, source="simulation").evaluate(ds)
     assert sim.simulation == 2.0 and sim.theory is None and sim.simulation_se == 0.5
+    shown = Derived("n", lambda _: (3.0, None), source="simulation", reported=True).evaluate(ds)
+    assert shown.reported and shown.simulation == 3.0 and "no bound" in shown.tolerance
+    with pytest.raises(ValueError, match="reported=True"):
+        Derived("n", lambda _: (3.0, None), upper=1.0, reported=True)
 
 
 def test_escape_time_interpolates():

@@ -102,7 +102,8 @@ def write_report(out="results", names=None):
                 "caption": spec.caption,
                 "png": base64.b64encode(render_png(spec, ds)).decode("ascii"),
                 "checks": checks,
-                "n_passed": sum(c.passed for c in checks),
+                "n_passed": sum(c.passed for c in checks if not c.reported),
+                "n_checks": sum(not c.reported for c in checks),
                 "attrs": dict(ds.attrs),
                 "n_seeds_done": n_done
                 // max(1, int(np.prod([len(v) for v in spec.grid.values()]))),
@@ -111,7 +112,7 @@ def write_report(out="results", names=None):
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     source = resources.files("statmechlearn.experiments").joinpath("templates/report.html.j2")
     template = env.from_string(source.read_text(encoding="utf-8"))
-    all_checks = [c for cs in results.values() for c in cs]
+    all_checks = [c for cs in results.values() for c in cs if not c.reported]
     html = template.render(
         figures=figures,
         n_figures=len(figures),

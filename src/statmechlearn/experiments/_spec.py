@@ -24,6 +24,7 @@ class CheckResult:
     tolerance: str
     passed: bool
     note: str = ""
+    reported: bool = False
 
 
 def _select(da, sel, keep):
@@ -142,25 +143,37 @@ class Derived:
     target : float, optional
         Expected value; passes if ``|value - target| <= n_standard_errors * se``
         (``se`` must then be given).
-    lower, upper : float, optional
-        Bounds the value must respect (inclusive).
+    lower, upper : float or callable, optional
+        Bounds the value must respect (inclusive); a callable ``bound(ds)``
+        gives a bound that depends on the data (say, a number of standard
+        errors of a null model that depends on the sample size).
     source : {"theory", "simulation"}, default="theory"
         Report column the value is shown in.
     n_standard_errors : float, default=4.0
         Tolerance for ``target`` in standard errors.
     paper_value, paper_tolerance : float, optional
         A value quoted by the paper and the allowed deviation from it.
+    reported : bool, default=False
+        A measurement shown in the table without a verdict (say, how often
+        an algorithm is beaten where the theory predicts no bound); it is
+        counted apart from the checks. Bounds and targets are not allowed.
     """
 
     quantity: str
     compute: Callable
     target: float | None = None
-    lower: float | None = None
-    upper: float | None = None
+    lower: float | Callable | None = None
+    upper: float | Callable | None = None
     source: str = "theory"
     n_standard_errors: float = 4.0
     paper_value: float | None = None
     paper_tolerance: float | None = None
+    reported: bool = False
+
+    def __post_init__(self):
+        bounded = (self.target, self.lower, self.upper, self.paper_value)
+        if self.reported and any(b is not None for b in bounded):
+            raise ValueError(f"Derived {self.quantity!r}: reported=True takes no target or bounds")
 
     def evaluate(self, ds):
         """Evaluate on a completed dataset.
@@ -187,17 +200,21 @@ class Derived:
                 tol = self.n_standard_errors * se
                 tolerances.append(f"{self.target:g} ± {self.n_standard_errors:g} SE = {tol:.3g}")
                 verdicts.append(abs(value - self.target) <= tol)
-        if self.lower is not None:
-            tolerances.append(f"≥ {self.lower:g}")
-            verdicts.append(finite and value >= self.lower)
-        if self.upper is not None:
-            tolerances.append(f"≤ {self.upper:g}")
-            verdicts.append(finite and value <= self.upper)
+        lower = self.lower(ds) if callable(self.lower) else self.lower
+        upper = self.upper(ds) if callable(self.upper) else self.upper
+        if lower is not None:
+            tolerances.append(f"≥ {lower:.4g}")
+            verdicts.append(finite and value >= lower)
+        if upper is not None:
+            tolerances.append(f"≤ {upper:.4g}")
+            verdicts.append(finite and value <= upper)
         if self.paper_value is not None:
             tol = self.paper_tolerance or 0.0
             tolerances.append(f"paper ± {tol:.3g}")
             verdicts.append(finite and abs(value - self.paper_value) <= tol)
         is_theory = self.source == "theory"
+        if self.reported:
+            tolerances, verdicts = ["reported, no bound"], [finite]
         return CheckResult(
             quantity=self.quantity,
             theory=value if is_theory else None,
@@ -207,6 +224,7 @@ class Derived:
             tolerance="; ".join(tolerances) if tolerances else "—",
             passed=bool(verdicts) and all(verdicts),
             note="; ".join(notes),
+            reported=self.reported,
         )
 
 
