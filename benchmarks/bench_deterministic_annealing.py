@@ -30,8 +30,7 @@ from sklearn.datasets import make_blobs
 sys.path.insert(0, str(Path(__file__).parent))
 from _timing import best_of
 
-from statmechlearn.cluster import DeterministicAnnealing
-from statmechlearn.cluster._gibbs import gibbs_fixed_point
+from statmechlearn.cluster import DeterministicAnnealing, gibbs_fixed_point
 
 N, D, K = 100_000, 10, 10
 

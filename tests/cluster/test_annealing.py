@@ -310,3 +310,38 @@ def test_non_convergence_warns_with_diagnostics():
     X, _ = make_blobs(200, centers=3, random_state=7)
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
         DeterministicAnnealing(3, max_iter=1, tol=0.0).fit(X)
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        ({"temperature": 0.0}, "temperature must be"),
+        ({"temperature": np.nan}, "temperature must be"),
+        ({"centers": np.zeros((1, 2, 3))}, "centers must have shape"),
+        ({"log_weights": np.zeros((1, 3))}, "log_weights must have shape"),
+        ({"X": np.full((5, 2), np.nan)}, "X contains NaN"),
+        ({"log_weights": np.array([[np.nan, 0.0]])}, "log_weights must be finite"),
+    ],
+)
+def test_public_kernel_entry_points_reject_bad_input(change, match):
+    from statmechlearn.cluster import gibbs_fixed_point, gibbs_pass
+
+    args = {
+        "X": np.ones((5, 2)),
+        "centers": np.zeros((1, 2, 2)),
+        "log_weights": np.log(np.full((1, 2), 0.5)),
+        "temperature": 1.0,
+    }
+    args.update(change)
+    with pytest.raises(ValueError, match=match):
+        gibbs_pass(args["X"], args["centers"], args["log_weights"], args["temperature"])
+    with pytest.raises(ValueError, match=match):
+        gibbs_fixed_point(
+            args["X"],
+            args["centers"],
+            args["log_weights"],
+            args["temperature"],
+            mass_constrained=True,
+            max_iter=10,
+            tol=1e-8,
+        )

@@ -7,14 +7,28 @@ DeterministicAnnealing
 EqualWidthMixture
     The same fixed points as maximum-likelihood equal-weight isotropic
     Gaussian mixtures of width sigma (Barkai & Sompolinsky).
+
+Functions
+---------
+two_centre_fixed_points
+    Batched ML fixed points of two equal-weight Gaussians from many starts.
+gibbs_pass
+    One compiled Gibbs assignment of all points, reduced to the sums the
+    fixed point needs (the building block of the estimators).
+gibbs_fixed_point
+    The deterministic-annealing fixed point at one temperature, batched over
+    runs, with optional SQUAREM extrapolation.
 """
 
 from statmechlearn.cluster._annealing import AnnealingPath, DeterministicAnnealing
+from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_pass
 from statmechlearn.cluster._mixture import EqualWidthMixture, two_centre_fixed_points
 
 __all__ = [
     "AnnealingPath",
     "DeterministicAnnealing",
     "EqualWidthMixture",
+    "gibbs_fixed_point",
+    "gibbs_pass",
     "two_centre_fixed_points",
 ]

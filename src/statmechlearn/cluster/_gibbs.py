@@ -149,6 +149,33 @@ def _check_x_sq(X, x_sq):
     return np.einsum("ij,ij->i", X, X) if x_sq is None else x_sq
 
 
+def _check_pass_inputs(X, centers, log_weights, temperature):
+    """Validated float arrays for the public entry points (the estimators pass checked data)."""
+    X = np.ascontiguousarray(X, dtype=float)
+    centers = np.array(centers, dtype=float)
+    log_weights = np.array(log_weights, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
+    if centers.ndim != 3 or centers.shape[2] != X.shape[1]:
+        raise ValueError(
+            f"centers must have shape (n_runs, n_clusters, n_features={X.shape[1]}), "
+            f"got {centers.shape}"
+        )
+    if log_weights.shape != centers.shape[:2]:
+        raise ValueError(
+            f"log_weights must have shape (n_runs, n_clusters) = {centers.shape[:2]}, "
+            f"got {log_weights.shape}"
+        )
+    for name, a in (("X", X), ("centers", centers)):
+        if not np.isfinite(a).all():
+            raise ValueError(f"{name} contains NaN or infinity")
+    if np.isnan(log_weights).any() or np.isposinf(log_weights).any():
+        raise ValueError("log_weights must be finite or -inf (an empty cluster)")
+    if not (np.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature must be a finite float > 0, got {temperature!r}")
+    return X, centers, log_weights, float(temperature)
+
+
 def _logits(X, centers, log_weights, temperature, x_sq):
     """``log w_k - |x - y_k|^2 / T`` with shape (n, B, K), BLAS for the cross term."""
     B, K, d = centers.shape
@@ -232,7 +259,7 @@ def gibbs_pass(X, centers, log_weights, temperature, x_sq=None):
     plogp : ndarray of shape (n_runs,)
         ``sum_x sum_k p(k|x) log p(k|x)``.
     """
-    X = np.ascontiguousarray(X, dtype=float)
+    X, centers, log_weights, temperature = _check_pass_inputs(X, centers, log_weights, temperature)
     return _pass(X, centers, log_weights, temperature, _check_x_sq(X, x_sq), with_stats=2)
 
 
@@ -334,11 +361,13 @@ def gibbs_fixed_point(
         Last squared Frobenius change of each run in a plain iteration
         (``<= tol`` when converged).
     """
-    X = np.ascontiguousarray(X, dtype=float)
+    X, centers, log_weights, temperature = _check_pass_inputs(X, centers, log_weights, temperature)
+    if int(max_iter) != max_iter or max_iter < 1:
+        raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
+    if not (np.isfinite(tol) and tol >= 0):
+        raise ValueError(f"tol must be a finite float >= 0, got {tol!r}")
     x_sq = _check_x_sq(X, x_sq)
     n = X.shape[0]
-    centers = np.array(centers, dtype=float)
-    log_weights = np.array(log_weights, dtype=float)
 
     def step(c, lw, level=0):
         sums, mass, _, log_z, _ = _pass(X, c, lw, temperature, x_sq, with_stats=level)

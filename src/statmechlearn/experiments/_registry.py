@@ -38,6 +38,7 @@ def _load():
         lvq_biehl,
         lvq_real_data,
         mixture_barkai,
+        mixture_real_data,
         outliers_dietrich,
         outliers_real_data,
     )
