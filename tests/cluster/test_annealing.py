@@ -345,3 +345,16 @@ def test_public_kernel_entry_points_reject_bad_input(change, match):
             max_iter=10,
             tol=1e-8,
         )
+
+
+def test_vectorised_exponential_is_within_an_ulp_of_libm():
+    from statmechlearn.cluster._gibbs import _exp_block
+
+    rng = np.random.default_rng(0)
+    u = np.concatenate([-rng.uniform(0, 40, 20000), [0.0, -1e-300, -39.999, -40.0, -41.0, -1e5]])
+    got = u.copy()
+    _exp_block(got, np.empty(u.size, dtype=np.int64), u.size)
+    kept = u > -40.0
+    np.testing.assert_allclose(got[kept], np.exp(u[kept]), rtol=2.5e-16, atol=0)
+    assert got[u == 0.0][0] == 1.0  # the row's top term is exactly one
+    assert np.all(got[~kept] == 0.0)

@@ -10,10 +10,12 @@ axis ``B`` so that many starts on the same data cost one matrix product.
 One pass (:func:`gibbs_pass`) is a numba loop over fixed blocks of rows:
 per block a BLAS product gives the cross terms ``x . y_k``, a loop turns them
 into the assignment (accumulating masses, and distortions and entropy when
-asked), and a second product gives the centroid sums. Terms with
+asked), and a second product gives the centroid sums. The exponentials of a
+block are one branch-free loop (:func:`_exp_block`, within an ulp of libm's
+and vectorised by LLVM, three times faster than scalar calls). Terms with
 ``p(k|x) < e^-40 p_max(x)`` lie below double precision of the row's
-normaliser and are dropped, and the row's largest term is ``exp(0)``, so at
-low temperature a row costs few exponentials. Blocks are summed in a fixed
+normaliser and are set to zero; the row's largest term is exactly
+``exp(0) = 1``. Blocks are summed in a fixed
 order, so results do not depend on the number of threads.
 :func:`gibbs_pass_numpy` is the dense NumPy twin the tests hold the kernel to.
 Distances use ``|x|^2 - 2 x.y + |y|^2``; callers centre ``X`` first when its
@@ -47,6 +49,47 @@ _SPAN = 64 * _BLOCK
 _FAST = {"reassoc", "contract"}
 
 
+# exp(u) = 2^k exp(r), k = round(u / ln 2), |r| <= ln(2) / 2: ln 2 in two
+# parts (Cody-Waite) keeps r exact; the degree-13 Taylor polynomial is then
+# accurate to 4e-18, and the result within one ulp of libm's.
+_LOG2E = 1.4426950408889634
+_LN2_HI = 0.693147180369123816490
+_LN2_LO = 1.90821492927058770002e-10
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
+def _exp_block(a, bits, m):  # pragma: no cover - compiled
+    """``a[:m] = exp(a[:m])`` for ``a <= 0``, 0 where ``a <= -40``; branch-free.
+
+    libm's ``exp`` is a scalar call (5 ns); this loop vectorises (1.5 ns per
+    element on AVX2). ``2^k`` is built in the exponent bits of ``bits``.
+    """
+    for i in range(m):
+        v = a[i]
+        u = max(v, _LOG_TINY)
+        kf = np.floor(u * _LOG2E + 0.5)
+        r = (u - kf * _LN2_HI) - kf * _LN2_LO
+        p = 1.0 / 6227020800.0
+        p = p * r + 1.0 / 479001600.0
+        p = p * r + 1.0 / 39916800.0
+        p = p * r + 1.0 / 3628800.0
+        p = p * r + 1.0 / 362880.0
+        p = p * r + 1.0 / 40320.0
+        p = p * r + 1.0 / 5040.0
+        p = p * r + 1.0 / 720.0
+        p = p * r + 1.0 / 120.0
+        p = p * r + 1.0 / 24.0
+        p = p * r + 1.0 / 6.0
+        p = p * r + 0.5
+        p = p * r + 1.0
+        p = p * r + 1.0
+        bits[i] = (np.int64(np.int32(kf)) + 1023) << 52
+        a[i] = p if v > _LOG_TINY else 0.0
+    scale = bits[:m].view(np.float64)
+    for i in range(m):
+        a[i] *= scale[i]
+
+
 @numba.njit(cache=True, nogil=True, parallel=True, fastmath=_FAST, error_model="numpy")
 def _pass_kernel(X, ct, x_sq, y_sq, log_w, inv_t, with_stats):  # pragma: no cover - compiled
     n, d = X.shape
@@ -60,35 +103,33 @@ def _pass_kernel(X, ct, x_sq, y_sq, log_w, inv_t, with_stats):  # pragma: no cov
     for blk in numba.prange(n_blocks):
         start = blk * _BLOCK
         stop = min(n, start + _BLOCK)
+        m = stop - start
         xb = X[start:stop]
         prob = np.dot(xb, ct)  # cross terms x.y_k, overwritten by p(k|x)
-        dk = np.empty(K)
-        for r in range(stop - start):
+        flat = prob.reshape(m * B * K)
+        bits = np.empty(m * B * K, dtype=np.int64)
+        tops = np.empty((m, B))
+        for r in range(m):
             for b in range(B):
                 o = b * K
                 top = -np.inf
-                best = 0
                 for k in range(K):
                     s = max(x_sq[start + r] - 2.0 * prob[r, o + k] + y_sq[b, k], 0.0)
-                    dk[k] = s
                     lk = log_w[b, k] - s * inv_t
                     prob[r, o + k] = lk
-                    if lk > top:
-                        top = lk
-                        best = k
-                # the row's largest term is exp(0) = 1; exp of the rest only
-                # where it is not lost below the normaliser's precision
+                    top = max(top, lk)
+                tops[r, b] = top
+                for k in range(K):
+                    prob[r, o + k] -= top
+        # the logits relative to the row's top, u <= 0, kept for the statistics
+        logits = flat.copy() if with_stats >= 2 else flat[:0]
+        _exp_block(flat, bits, m * B * K)  # exp(0) = 1 exactly for the top term
+        for r in range(m):
+            for b in range(B):
+                o = b * K
                 total = 0.0
                 for k in range(K):
-                    u = prob[r, o + k] - top
-                    if k == best:
-                        e = 1.0
-                    elif u > _LOG_TINY:
-                        e = np.exp(u)
-                    else:
-                        e = 0.0
-                    prob[r, o + k] = e
-                    total += e
+                    total += prob[r, o + k]
                 inv = 1.0 / total
                 for k in range(K):
                     p = prob[r, o + k] * inv
@@ -96,14 +137,16 @@ def _pass_kernel(X, ct, x_sq, y_sq, log_w, inv_t, with_stats):  # pragma: no cov
                     mass[blk, b, k] += p
                 if with_stats >= 1:
                     log_total = np.log(total)
-                    log_z[blk, b] += log_total + top
+                    log_z[blk, b] += log_total + tops[r, b]
                 if with_stats >= 2:
                     acc = 0.0
                     for k in range(K):
                         p = prob[r, o + k]
                         if p > 0.0:
-                            dist[blk, b, k] += p * dk[k]
-                            acc += p * (log_w[b, k] - dk[k] * inv_t - top - log_total)
+                            u = logits[(r * B + b) * K + k]
+                            # |x - y_k|^2 = T (log w_k - logit_k)
+                            dist[blk, b, k] += p * (log_w[b, k] - u - tops[r, b]) / inv_t
+                            acc += p * (u - log_total)
                     plogp[blk, b] += acc
         sums[blk] = np.dot(prob.T, xb)
     # in block order, so that the bits do not depend on the thread count;
