@@ -210,6 +210,11 @@ def test_far_from_origin_data_give_the_same_fit():
     np.testing.assert_allclose(shifted.predict_proba(X + 1e6), da.predict_proba(X), atol=1e-8)
     np.testing.assert_allclose(shifted.transform(X + 1e6), da.transform(X), atol=1e-6)
     assert shifted.score(X + 1e6) == pytest.approx(da.score(X), rel=1e-8)
+    mix = EqualWidthMixture(3, sigma=1.0, random_state=0).fit(X)
+    far = EqualWidthMixture(3, sigma=1.0, random_state=0).fit(X + 1e6)
+    np.testing.assert_allclose(far.predict_proba(X + 1e6), mix.predict_proba(X), atol=1e-8)
+    np.testing.assert_array_equal(far.predict(X + 1e6), mix.predict(X))
+    assert far.score(X + 1e6) == pytest.approx(mix.score(X), rel=1e-8)
 
 
 def test_predict_proba_transform_score():

@@ -197,6 +197,9 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
             warnings.filterwarnings("ignore", message="reached min_temperature")
             da = self._annealer().fit(X)
         self.means_ = da.cluster_centers_
+        # distances are |x|^2 - 2 x.y + |y|^2: evaluate them about the training
+        # mean, or data far from the origin lose every digit to cancellation
+        self._train_mean = X.mean(axis=0)
         self.path_ = da.path_
         self.n_iter_ = da.n_iter_
         self.labels_ = da.labels_
@@ -224,7 +227,10 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
 
     def _posterior(self, X):
         k = self.means_.shape[0]
-        return posterior(X, self.means_[None], np.full((1, k), -np.log(k)), 2.0 * self.sigma)
+        shift = self._train_mean
+        return posterior(
+            X - shift, (self.means_ - shift)[None], np.full((1, k), -np.log(k)), 2.0 * self.sigma
+        )
 
     def predict_proba(self, X):
         """Posterior component probabilities at width sigma.
