@@ -280,7 +280,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         # centred data keep |x|^2 - 2 x.y + |y|^2 free of cancellation
         mean = X.mean(axis=0)
         X = X - mean
-        self._mean = mean
+        self._train_mean = mean
         self._x_sq = np.einsum("ij,ij->i", X, X)
         cov = np.atleast_2d(np.cov(X, rowvar=False, bias=True))
         self.critical_temperature_ = float(2.0 * np.linalg.eigvalsh(cov)[-1])
@@ -311,8 +311,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self._train_mean = mean
-        del self._x_sq, self._stalled, self._mean
+        del self._x_sq, self._stalled
         return self
 
     def _iterate(self, X, centers, log_w, T):
@@ -346,7 +345,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         if stats is None:
             stats = self._statistics(X, centers, log_w, T)
         n_distinct = int(_groups(_coincident(centers, np.sqrt(self._scale))).max()) + 1
-        self.path_._append(T, stats, centers + self._mean, np.exp(log_w), n_distinct)
+        self.path_._append(T, stats, centers + self._train_mean, np.exp(log_w), n_distinct)
 
     def _fixed(self, X, rng):
         if self.temperature is None:
@@ -366,7 +365,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
                     f"init must be a finite array of shape (n_clusters, n_features) = "
                     f"({self.n_clusters}, {X.shape[1]}), got shape {centers.shape}"
                 )
-            centers = centers - self._mean
+            centers = centers - self._train_mean
         T = float(self.temperature)
         log_w = np.full(self.n_clusters, -np.log(self.n_clusters))
         centers, log_w = self._iterate(X, centers, log_w, T)
@@ -537,14 +536,18 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         return centers, log_w, candidates[len(splits) :]
 
     # -- prediction ------------------------------------------------------------
-    def _proba(self, X):
-        proba, _ = posterior(
+    def _posterior(self, X):
+        """Assignment probabilities and log partition sums of X already shifted by the mean."""
+        proba, log_z = posterior(
             X,
             self._centers_centred()[None],
             np.log(self.cluster_weights_)[None],
             self.temperature_,
         )
-        return proba[:, 0, :]
+        return proba[:, 0, :], log_z[:, 0]
+
+    def _proba(self, X):
+        return self._posterior(X)[0]
 
     def _centers_centred(self):
         return self.cluster_centers_ - self._train_mean

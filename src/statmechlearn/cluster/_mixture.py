@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from statmechlearn._core.validation import check_array_finite, check_int, check_real
 from statmechlearn.cluster._annealing import DeterministicAnnealing
-from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_statistics, posterior
+from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_statistics
 
 __all__ = ["EqualWidthMixture", "TwoCentreFixedPoints", "two_centre_fixed_points"]
 
@@ -197,9 +197,8 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
             warnings.filterwarnings("ignore", message="reached min_temperature")
             da = self._annealer().fit(X)
         self.means_ = da.cluster_centers_
-        # distances are |x|^2 - 2 x.y + |y|^2: evaluate them about the training
-        # mean, or data far from the origin lose every digit to cancellation
-        self._train_mean = X.mean(axis=0)
+        # the fitted annealer evaluates the posterior about the training mean
+        self._fitted_annealer = da
         self.path_ = da.path_
         self.n_iter_ = da.n_iter_
         self.labels_ = da.labels_
@@ -226,11 +225,8 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         return validate_data(self, X, dtype=np.float64, reset=False)
 
     def _posterior(self, X):
-        k = self.means_.shape[0]
-        shift = self._train_mean
-        return posterior(
-            X - shift, (self.means_ - shift)[None], np.full((1, k), -np.log(k)), 2.0 * self.sigma
-        )
+        da = self._fitted_annealer
+        return da._posterior(X - da._train_mean)
 
     def predict_proba(self, X):
         """Posterior component probabilities at width sigma.
@@ -243,7 +239,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_components)
         """
-        return self._posterior(self._validate(X))[0][:, 0, :]
+        return self._posterior(self._validate(X))[0]
 
     def predict(self, X):
         """ML classification: the nearest mean (eq. 9's classifier for two components).
@@ -271,7 +267,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         """
         X = self._validate(X)
         _, log_z = self._posterior(X)
-        return log_z[:, 0] - 0.5 * X.shape[1] * np.log(2.0 * np.pi * self.sigma)
+        return log_z - 0.5 * X.shape[1] * np.log(2.0 * np.pi * self.sigma)
 
     def score(self, X, y=None):
         """Mean log-likelihood per sample.
