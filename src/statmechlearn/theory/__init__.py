@@ -8,10 +8,12 @@ lvq_dynamics
     On-line WTA LVQ dynamics (Biehl, Ghosh & Hammer).
 ml_mixture
     Maximum-likelihood two-Gaussian mixtures (Barkai & Sompolinsky).
+sparse_bayes
+    Sparse Bayesian classifier: replica theory and state evolution (Uda & Kabashima).
 outliers
     Soft and hard selection of informative examples (Dietrich & Opper).
 """
 
-from statmechlearn.theory import annealing, lvq_dynamics, ml_mixture, outliers
+from statmechlearn.theory import annealing, lvq_dynamics, ml_mixture, outliers, sparse_bayes
 
-__all__ = ["annealing", "lvq_dynamics", "ml_mixture", "outliers"]
+__all__ = ["annealing", "lvq_dynamics", "ml_mixture", "outliers", "sparse_bayes"]
