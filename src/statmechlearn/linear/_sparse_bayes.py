@@ -146,10 +146,14 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         training variance, then scale rows to norm ``sqrt(r)``; the
         coefficients then refer to those directions, not to the inputs.
         ``None``: use ``X`` as given.
-    damping : float, default=0.0
-        Weight of the previous messages in each update, in ``[0, 1)``; the
-        paper's algorithm is undamped. Damping changes the path, not the
-        fixed point; raise it when the updates oscillate.
+    damping : float, default=0.8
+        Weight of the previous messages in each update, in ``[0, 1)``.
+        Damping changes the path, not the fixed point. The paper's algorithm
+        is undamped (``0``), which converges on teacher–student data in tens
+        of updates but oscillates on real data (undamped, 5 of 6 grid points
+        fail to converge on the colon data; at 0.8 all converge). On data
+        that do follow the teacher–student model, ``0`` is the better choice:
+        damping the output messages ``a`` can leave a small limit cycle there.
     max_iter : int, default=500
         Maximum number of message-passing updates.
     tol : float, default=1e-6
@@ -211,7 +215,7 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         *,
         activation="step",
         preprocessing="sphere",
-        damping=0.0,
+        damping=0.8,
         max_iter=500,
         tol=1e-6,
     ):
@@ -363,7 +367,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         As in :class:`SparseBayesClassifier`.
     preprocessing : {"sphere", "whiten"} or None, default="sphere"
         As in :class:`SparseBayesClassifier`.
-    damping : float, default=0.0
+    damping : float, default=0.8
         As in :class:`SparseBayesClassifier`.
     max_iter : int, default=500
         As in :class:`SparseBayesClassifier`.
@@ -396,7 +400,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         *,
         activation="step",
         preprocessing="sphere",
-        damping=0.0,
+        damping=0.8,
         max_iter=500,
         tol=1e-6,
         n_jobs=None,
