@@ -220,14 +220,14 @@ def test_bad_data_gets_clear_errors():
 
 
 def test_non_convergence_warns_with_diagnostics():
-    teacher, X, y = _teacher_data(100, 100)
+    _, X, y = _teacher_data(100, 100)
     with pytest.warns(ConvergenceWarning, match="max_iter=2.*last relative change"):
         clf = SparseBayesClassifier(max_iter=2).fit(X, y)
     assert not clf.converged_ and clf.n_iter_ == 2
 
 
 def test_cv_picks_least_loo_error_with_log_loss_tie_break():
-    teacher, X, y = _teacher_data(200, 120, C_t=0.1, seed=5)
+    _, X, y = _teacher_data(200, 120, C_t=0.1, seed=5)
     cv = SparseBayesClassifierCV(Cs=(0.05, 0.1, 0.4), kappas=(0.1, 0.3), damping=0.0).fit(X, y)
     res = cv.cv_results_
     assert res["loo_error"].shape == (6,)
