@@ -41,6 +41,8 @@ def _load():
         mixture_real_data,
         outliers_dietrich,
         outliers_real_data,
+        sparse_bayes_colon,
+        sparse_bayes_uda,
     )
 
 
