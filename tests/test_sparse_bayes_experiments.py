@@ -1,0 +1,89 @@
+"""Sparse Bayesian classifier experiments at small size, and the colon data reader."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from statmechlearn.datasets import find_data_dir, load_colon
+from statmechlearn.experiments import evaluate_checks
+from statmechlearn.experiments._registry import get, names
+from statmechlearn.experiments._runner import run_experiment
+from statmechlearn.experiments.sparse_bayes_colon import sign_test
+
+
+def _run(name, tmp_path, grid=None, settings=None):
+    spec = get(name)
+    spec = dataclasses.replace(
+        spec,
+        name=f"{name}-test",
+        grid=grid or spec.grid,
+        settings={"quick": settings, "full": settings} if settings else spec.settings,
+    )
+    ds = run_experiment(spec, "quick", out=tmp_path, progress=False).dataset
+    return spec, ds, evaluate_checks(spec, ds)
+
+
+def test_fig1_theory_checks_pass(tmp_path):
+    _, _, results = _run("sparse-fig1", tmp_path, grid={"C_t": (0.1, 0.2, 0.3), "C": (0.1, 0.2)})
+    assert all(r.passed for r in results if not r.reported)
+
+
+def test_fig3_state_evolution_matches_the_algorithm(tmp_path):
+    q = {"n_seeds": 10, "n_features": 500, "n_iter": 4}
+    _, ds, results = _run("sparse-fig3", tmp_path, settings=q)
+    checked = [r for r in results if not r.reported]
+    assert checked and all(r.passed for r in checked), [r for r in checked if not r.passed]
+    assert ds["sim_eps"].sizes["t"] == 4
+
+
+def test_fig4_loo_error_tracks_the_replica_error(tmp_path):
+    q = {"n_seeds": 8, "n_features": 400, "max_iter": 300}
+    _, _, results = _run("sparse-fig4", tmp_path, settings=q)
+    checked = [r for r in results if not r.reported]
+    assert checked and all(r.passed for r in checked), [r for r in checked if not r.passed]
+
+
+def test_sign_test_reproduces_the_papers_number():
+    a = np.r_[np.zeros(99), np.ones(36), np.ones(65)]
+    b = np.r_[np.ones(99), np.ones(36), np.zeros(65)]
+    wins, ties, losses, z = sign_test(a, b)
+    assert (wins, ties, losses) == (99, 36, 65)
+    assert z == pytest.approx(2.655, abs=1e-3)
+
+
+def _write_colon(path, genes=2000, samples=62, zero_label=False):
+    path.mkdir()
+    np.savetxt(path / "I2000.txt", np.ones((genes, samples)))
+    labels = np.r_[-np.ones(40), np.ones(22)][:samples]
+    if zero_label:
+        labels[0] = 0
+    np.savetxt(path / "tissues.txt", labels, fmt="%d")
+    (path / "names.txt").write_text("\n".join(f"g{i}\tgene" for i in range(2000)))
+
+
+def test_colon_reader_names_the_file_and_layout(tmp_path):
+    _write_colon(tmp_path / "ok")
+    X, y, names_ = load_colon(tmp_path / "ok")
+    assert X.shape == (62, 2000) and (y > 0).sum() == 22 and len(names_) == 2000
+    _write_colon(tmp_path / "short", samples=61)
+    with pytest.raises(ValueError, match=r"I2000\.txt: expected 2000 lines of 62 numbers"):
+        load_colon(tmp_path / "short")
+    _write_colon(tmp_path / "zero", zero_label=True)
+    with pytest.raises(ValueError, match=r"tissues\.txt: expected non-zero"):
+        load_colon(tmp_path / "zero")
+    with pytest.raises(FileNotFoundError, match=r"I2000\.txt"):
+        load_colon(tmp_path / "missing")
+
+
+_COLON = find_data_dir()
+_HAS_COLON = _COLON is not None and (_COLON / "colon").is_dir()
+
+
+@pytest.mark.skipif(not _HAS_COLON, reason="colon data not found in ../shared/data/colon")
+def test_real_colon_file_matches_its_readme():
+    X, y, _ = load_colon()
+    assert X.shape == (62, 2000)
+    np.testing.assert_allclose(X[0, :3], [8589.4163, 5468.2409, 4263.4075])
+    assert (y < 0).sum() == 40 and (y > 0).sum() == 22
+    assert "sparse-table1" in names()
