@@ -96,6 +96,36 @@ class SmoothedStepActivation:
         x, _ = self._scaled(h, variance)
         return self.kappa + (1.0 - 2.0 * self.kappa) * special.ndtr(x)
 
+    def sign_error(self, overlap, variance, teacher_variance):
+        """Error rate of predicting ``sign(s)`` for labels drawn through this channel.
+
+        ``s`` (the student's field) and ``t`` (the teacher's, which emits
+        ``y = +1`` with probability ``f(t)``) are centred jointly Gaussian; the
+        label disagrees with ``sign(s)`` with probability
+        ``kappa + (1 - 2 kappa) arccos(overlap / sqrt(variance (teacher_variance
+        + width^2))) / pi``, and with probability 1/2 where ``variance = 0``.
+
+        Parameters
+        ----------
+        overlap : array_like
+            ``E[s t]``.
+        variance : array_like
+            ``E[s^2]``.
+        teacher_variance : float
+            ``E[t^2]``.
+
+        Returns
+        -------
+        float or ndarray
+        """
+        overlap = np.asarray(overlap, dtype=float)
+        variance = np.asarray(variance, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cos = np.clip(overlap / np.sqrt(variance * (teacher_variance + self.width**2)), -1, 1)
+        angle = np.arccos(cos) / np.pi
+        out = np.where(variance > 0, self.kappa + (1.0 - 2.0 * self.kappa) * angle, 0.5)
+        return out[()] if out.ndim == 0 else out
+
     def log_partition(self, h, variance):
         """``ln Z(h, V)`` and its first two derivatives in ``h``.
 

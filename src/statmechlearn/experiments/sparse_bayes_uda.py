@@ -270,13 +270,11 @@ def _fig4_theory(point, settings):
 
 
 def _fig4_simulation(point, settings, rng):
-    from statmechlearn._core.channels import SmoothedStepActivation
-
-    _, out, trace = _teacher_run(
+    teacher, out, trace = _teacher_run(
         settings["n_features"], point["C"], _FIG4_CT, rng, settings["max_iter"], tol=1e-6
     )
-    act = SmoothedStepActivation(KAPPA)
-    loo = float(np.mean(act.probability(out["omega"], out["variance"]) < 0.5))
+    # eq. (56) from the cavity stabilities, as SparseBayesClassifier.loo_error_
+    loo = float(np.mean(teacher.activation.probability(out["omega"], out["variance"]) < 0.5))
     return {
         "sim_loo": np.array(loo),
         "sim_eps": np.array(trace[-1].eps_g),

@@ -13,12 +13,12 @@ import warnings
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from statmechlearn._core.channels import SmoothedStepActivation
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.validation import check_choice, check_int, check_real
+from statmechlearn.linear._outliers import _binary_targets
 from statmechlearn.linear._sparse_bayes_mp import sparse_bayes_amp
 
 __all__ = [
@@ -67,18 +67,6 @@ def _make_activation(activation, kappa, name="activation"):
                 f"probability(h, V) methods; got {activation!r}"
             )
     return activation
-
-
-def _binary_labels(est, y):
-    check_classification_targets(y)
-    classes = np.unique(y)
-    if classes.size != 2 or type_of_target(y) not in ("binary", "multiclass"):
-        raise ValueError(
-            f"Only binary classification is supported. {type(est).__name__} needs exactly "
-            f"2 classes; y has {classes.size} class{'es' if classes.size != 1 else ''} "
-            f"({classes.tolist()[:5]})"
-        )
-    return classes, np.where(y == classes[1], 1.0, -1.0)
 
 
 class _Preprocessor:
@@ -257,7 +245,7 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         """
         C, activation = self._check_params()
         X, y = validate_data(self, X, y, dtype=float)
-        self.classes_, s = _binary_labels(self, y)
+        self.classes_, s = _binary_targets(self, y)
         self._preprocessor = _Preprocessor(self.preprocessing, X)
         Xp = self._preprocessor.transform(X)
         out = sparse_bayes_amp(
@@ -448,7 +436,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
                 ]
             )
         X, y = validate_data(self, X, y, dtype=float)
-        self.classes_, _ = _binary_labels(self, y)
+        self.classes_, _ = _binary_targets(self, y)
         base = SparseBayesClassifier(
             activation=self.activation,
             preprocessing=self.preprocessing,

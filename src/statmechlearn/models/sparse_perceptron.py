@@ -112,9 +112,5 @@ class SparsePerceptron:
             raise ValueError(f"m must have {self.n_features} components, got shape {m.shape}")
         R = m @ self.w_o / self.n_features
         Q = np.sum(m * m, axis=-1) / self.n_features
-        T = float(self.w_o @ self.w_o) / self.n_features + self.activation.width**2
-        kappa = self.activation.kappa
-        with np.errstate(invalid="ignore", divide="ignore"):
-            cos = np.clip(R / np.sqrt(Q * T), -1.0, 1.0)
-        eps = np.where(Q > 0, kappa + (1.0 - 2.0 * kappa) * np.arccos(cos) / np.pi, 0.5)
-        return SparseOverlaps(R=R, Q=Q, eps_g=eps[()] if eps.ndim == 0 else eps)
+        T = float(self.w_o @ self.w_o) / self.n_features
+        return SparseOverlaps(R=R, Q=Q, eps_g=self.activation.sign_error(R, Q, T))

@@ -65,10 +65,6 @@ _W = np.exp(-0.5 * _Z**2) * (_Z[1] - _Z[0]) / math.sqrt(2.0 * math.pi)
 _W /= _W.sum()
 
 
-def _activation(kappa, width):
-    return SmoothedStepActivation(kappa, width)
-
-
 def _check(alpha, C, C_t, kappa, width):
     alpha = check_real(alpha, "alpha", minimum=0.0)
     C = check_real(C, "C", minimum=0.0, maximum=1.0, include_min=False)
@@ -96,11 +92,7 @@ def generalization_error(R, Q, *, C_t, kappa, width=0.0):
         ``kappa + (1 - 2 kappa) arccos(R / sqrt(Q (C_t + width^2))) / pi``; 1/2
         where ``Q = 0`` (no information).
     """
-    R, Q = np.asarray(R, float), np.asarray(Q, float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cos = np.clip(R / np.sqrt(Q * (C_t + width**2)), -1.0, 1.0)
-    out = np.where(Q > 0, kappa + (1.0 - 2.0 * kappa) * np.arccos(cos) / np.pi, 0.5)
-    return out[()] if out.ndim == 0 else out
+    return SmoothedStepActivation(kappa, width).sign_error(R, Q, C_t)
 
 
 def gibbs_error(R, C, *, C_t, kappa, width=0.0):
@@ -120,9 +112,7 @@ def gibbs_error(R, C, *, C_t, kappa, width=0.0):
     float or ndarray
         ``kappa + (1 - 2 kappa) arccos(R / sqrt(C (C_t + width^2))) / pi``.
     """
-    cos = np.clip(np.asarray(R, float) / np.sqrt(C * (C_t + width**2)), -1.0, 1.0)
-    out = kappa + (1.0 - 2.0 * kappa) * np.arccos(cos) / np.pi
-    return out[()] if np.ndim(out) == 0 else out
+    return SmoothedStepActivation(kappa, width).sign_error(R, C, C_t)
 
 
 def _ratio(R, Q):
@@ -243,7 +233,7 @@ def state_evolution(alpha, C, *, C_t, kappa, n_iter, width=0.0):
     """
     alpha, C, C_t, kappa, width = _check(alpha, C, C_t, kappa, width)
     n_iter = check_int(n_iter, "n_iter", minimum=0)
-    act = _activation(kappa, width)
+    act = SmoothedStepActivation(kappa, width)
     rows = [(0.0, 0.0, np.nan, np.nan, np.nan, np.nan)]
     rows += _iterate(alpha, C, C_t, act, 0.0, 0.0, n_iter)
     R, Q, r_hat, q_hat, A, lam = (np.array(c, dtype=float) for c in zip(*rows, strict=True))
@@ -285,7 +275,7 @@ def free_entropy(R, Q, R_hat, Q_hat, F, lam, *, alpha, C, C_t, kappa, width=0.0)
     -------
     float
     """
-    act = _activation(kappa, width)
+    act = SmoothedStepActivation(kappa, width)
     A = F + Q_hat
     if A <= 0 or Q_hat < 0 or Q <= 0 or Q >= C:
         return -np.inf
@@ -379,7 +369,7 @@ def replica(alpha, C, *, C_t, kappa, width=0.0, tol=1e-12, max_iter=20000):
     ReplicaSolution
     """
     alpha, C, C_t, kappa, width = _check(alpha, C, C_t, kappa, width)
-    act = _activation(kappa, width)
+    act = SmoothedStepActivation(kappa, width)
     found = []
     for start in (0.0, 0.999 * min(C, C_t)):
         rows = _iterate(alpha, C, C_t, act, start, start, max_iter, tol=tol)
