@@ -87,3 +87,19 @@ def test_real_colon_file_matches_its_readme():
     np.testing.assert_allclose(X[0, :3], [8589.4163, 5468.2409, 4263.4075])
     assert (y < 0).sum() == 40 and (y > 0).sum() == 22
     assert "sparse-table1" in names()
+
+
+@pytest.mark.skipif(not _HAS_COLON, reason="colon data not found in ../shared/data/colon")
+def test_table1_runs_every_method_on_two_splits(tmp_path):
+    from statmechlearn.experiments.sparse_bayes_colon import METHODS
+
+    _, ds, results = _run("sparse-table1", tmp_path, settings={"n_seeds": 2})
+    err = ds["sim_error"].sel(classifier=list(METHODS)).values.reshape(-1, len(METHODS))
+    assert err.shape[0] == 2
+    # every method but the optional RVM gives an error rate on a 20-tissue test set
+    core = err[:, : METHODS.index("RVM")]
+    assert np.all(np.isfinite(core)) and np.all((core >= 0) & (core <= 1))
+    assert np.allclose(core * 20, np.round(core * 20))
+    kappa = ds["sim_kappa"].values.ravel()
+    assert set(np.round(kappa[np.isfinite(kappa)], 6)) <= {0.1, 0.2, 0.3, 0.4}
+    assert len(results) == len(METHODS) + 3
