@@ -4,6 +4,10 @@ Classes
 -------
 DeterministicAnnealing
     Rose's deterministic annealing for squared-Euclidean distortion.
+HistogramClustering
+    KL-distortion clustering of count histograms (annealed or MAP).
+InformationBottleneck
+    Iterative IB annealed in beta, with its curve and cluster splits.
 EqualWidthMixture
     The same fixed points as maximum-likelihood equal-weight isotropic
     Gaussian mixtures of width sigma (Barkai & Sompolinsky).
@@ -12,6 +16,8 @@ Functions
 ---------
 two_centre_fixed_points
     Batched ML fixed points of two equal-weight Gaussians from many starts.
+rate_distortion
+    Blahut–Arimoto rate–distortion curve of a discrete source.
 gibbs_pass
     One compiled Gibbs assignment of all points, reduced to the sums the
     fixed point needs (the building block of the estimators).
@@ -21,6 +27,12 @@ gibbs_fixed_point
 """
 
 from statmechlearn.cluster._annealing import AnnealingPath, DeterministicAnnealing
+from statmechlearn.cluster._distributional import (
+    HistogramClustering,
+    InformationBottleneck,
+    RateDistortionCurve,
+    rate_distortion,
+)
 from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_pass
 from statmechlearn.cluster._mixture import EqualWidthMixture, two_centre_fixed_points
 
@@ -28,7 +40,11 @@ __all__ = [
     "AnnealingPath",
     "DeterministicAnnealing",
     "EqualWidthMixture",
+    "HistogramClustering",
+    "InformationBottleneck",
+    "RateDistortionCurve",
     "gibbs_fixed_point",
     "gibbs_pass",
+    "rate_distortion",
     "two_centre_fixed_points",
 ]

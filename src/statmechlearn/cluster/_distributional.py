@@ -1,0 +1,718 @@
+"""Clustering of distributional data (§4 of the maximum-entropy clustering notes).
+
+* :class:`HistogramClustering` — objects are empirical histograms
+  ``p(j|i)``; the cost of putting object ``i`` in cluster ``nu`` is
+  ``KL(p(.|i) || q(.|nu))`` and the cluster histograms are the
+  assignment-weighted means ``q(j|nu) = sum_i P[i,nu] p(j|i) / sum_i P[i,nu]``.
+  Deterministic annealing in ``T``, or the MAP (hard) variant.
+* :class:`InformationBottleneck` — the same KL cost with objects weighted by
+  ``p(x)`` and cluster priors ``p(t)``: the iterative IB of Tishby, Pereira &
+  Bialek at ``beta = 1/T``, annealed in ``beta``; the curve
+  ``I(X;T)`` vs ``I(T;Y)`` with its cluster splits.
+* :func:`rate_distortion` — Blahut–Arimoto for ``R(D)`` of a discrete source.
+
+Both clusterers lose the symmetric (one-cluster) solution at the same
+critical temperature: expanding ``KL(p || q) ~ |u - v|^2 / 2`` with
+``u_j = p_j / sqrt(qbar_j)`` turns the KL cost into half the squared
+distance, so ``T_c = lambda_max`` of the weighted covariance of ``u`` (half
+of the ``2 lambda_max`` of squared-Euclidean DA). For the IB this is the
+square of the second singular value of ``p(x,y) / sqrt(p(x) p(y))``, so
+``beta_c = 1 / s_2^2`` (``docs/derivations/information_bottleneck.md``).
+"""
+
+import math
+import numbers
+import warnings
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from statmechlearn._core.information import xlogy_sum
+from statmechlearn.cluster._maxent import (
+    anneal,
+    assignment_entropy,
+    geometric_schedule,
+    gibbs_assignments,
+    solve_fixed_point,
+)
+
+__all__ = [
+    "HistogramClustering",
+    "InformationBottleneck",
+    "RateDistortionCurve",
+    "rate_distortion",
+]
+
+_TINY = 1e-300
+_LN2 = math.log(2.0)
+
+
+def _check_counts(X, name="X"):
+    """Rows of non-negative counts (or frequencies) with a positive total, as conditionals."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-dimensional (objects x bins), got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if np.any(X < 0):
+        raise ValueError(
+            f"Negative values in data passed to {name}: counts must be >= 0, "
+            f"smallest entry {X.min():g}"
+        )
+    totals = X.sum(axis=1)
+    if np.any(totals <= 0):
+        bad = np.flatnonzero(totals <= 0)[:5].tolist()
+        raise ValueError(f"{name} has rows of zeros (rows {bad}); every object needs a count")
+    return X / totals[:, None], totals
+
+
+def _neg_entropy_rows(cond):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(cond > 0, cond * np.log(cond), 0.0).sum(axis=1)
+
+
+def _kl_cost(cond, neg_h, q):
+    """``KL(cond[i] || q[nu])`` for all pairs, (n, K), in nats."""
+    return neg_h[:, None] - cond @ np.log(np.maximum(q, _TINY)).T
+
+
+def _centroids(P, cond, weights):
+    """Cluster histograms and masses from assignments ``P`` and object weights ``a_i``."""
+    wP = P * weights[:, None]
+    mass = wP.sum(axis=0)
+    q = (wP.T @ cond) / np.maximum(mass, _TINY)[:, None]
+    return q, mass
+
+
+def critical_temperature(cond, weights):
+    """First critical temperature of KL clustering: ``lambda_max`` of the weighted covariance of
+    ``u_j = p(j|i) / sqrt(qbar_j)`` (see the module docstring).
+
+    Parameters
+    ----------
+    cond : ndarray of shape (n, m)
+        Object histograms ``p(j|i)``.
+    weights : ndarray of shape (n,)
+        Object weights, summing to one.
+
+    Returns
+    -------
+    float
+    """
+    qbar = weights @ cond
+    keep = qbar > 0
+    u = cond[:, keep] / np.sqrt(qbar[keep])
+    centred = (u - weights @ u) * np.sqrt(weights)[:, None]
+    s = np.linalg.svd(centred, compute_uv=False)
+    return float(s[0] ** 2) if s.size else 0.0
+
+
+class _KLClustering:
+    """The KL field of histogram clustering and the IB, for :func:`anneal`."""
+
+    def __init__(self, cond, weights, mass_constrained):
+        self.cond = cond
+        self.weights = weights
+        self.neg_h = _neg_entropy_rows(cond)
+        self.mass_constrained = mass_constrained
+
+    def field(self, P):
+        q, mass = _centroids(P, self.cond, self.weights)
+        log_w = np.log(np.maximum(mass, _TINY)) if self.mass_constrained else None
+        return _kl_cost(self.cond, self.neg_h, q), log_w
+
+    def free_energy(self, P, T):
+        """``E[cost] - T H`` per unit weight (plus the prior's ``KL(P || w)`` term when masses
+        are constrained, which makes it the IB functional ``I(X;T)/beta - I(T;Y)`` plus a
+        constant)."""
+        h, log_w = self.field(P)
+        energy = float(self.weights @ (P * h).sum(axis=1))
+        entropy = assignment_entropy(P, self.weights)
+        if log_w is not None:
+            entropy += float(self.weights @ (P @ log_w))
+        return energy - T * entropy
+
+
+class HistogramClustering(ClusterMixin, BaseEstimator):
+    """Maximum-entropy clustering of histograms with the Kullback–Leibler distortion.
+
+    Objects are rows of a count matrix ``X[i, j]`` (occurrences of feature
+    ``j`` with object ``i``), read as empirical histograms
+    ``p(j|i) = X[i, j] / sum_j X[i, j]``. The cost is
+    ``R = (1/n) sum_i KL(p(.|i) || q(.|c(i)))`` (notes §4.1); at temperature
+    ``T`` the Gibbs assignment is
+    ``P[i, nu] ∝ p_nu exp(-KL(p(.|i) || q(.|nu)) / T)`` and the cluster
+    histograms are the assignment-weighted means of the object histograms.
+    The cluster priors ``p_nu = mean_i P[i, nu]`` (Rose's mass-constrained
+    form, which the notes' §4.1 leaves out) make the free energy independent
+    of how many coincident copies of a cluster there are, so clusters can be
+    split one at a time as they become unstable; as ``T -> 0`` the
+    assignments become hard and the cost is the notes' ``R``.
+    ``method="annealing"`` lowers ``T`` geometrically from above the first
+    critical temperature (computed from the data, see
+    :func:`critical_temperature`) to ``T_min``, splitting a cluster when it
+    becomes unstable (Rose's scheme, shared with the other clusterers of
+    this family); ``method="map"`` is the hard
+    variant (``T = 0``: assign each object to the nearest cluster histogram,
+    recompute the means), started from ``n_init`` random partitions.
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+    method : {"annealing", "map"}, default="annealing"
+    T_min : float, default=1e-3
+        Last temperature of the annealing (in nats of KL divergence).
+    cooling : float, default=0.9
+        Ratio of successive temperatures, in (0, 1).
+    smoothing : float, default=0.0
+        Pseudo-count added to every bin before normalising (the notes'
+        heuristic smoothing; keeps cluster histograms positive where new
+        objects have counts the training data lacked).
+    n_init : int, default=10
+        Random restarts of the MAP variant (the best cost is kept).
+    max_iter : int, default=300
+        Fixed-point iterations per temperature (or Lloyd steps per MAP start).
+    tol : float, default=1e-7
+        Stop when assignments change by less than this.
+    noise : float, default=1e-3
+        Relative size of the uneven sharing that tries to split a cluster in
+        two at each temperature (> 0).
+    random_state : int, Generator or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    cluster_histograms_ : ndarray of shape (n_found, n_bins)
+        ``q(j|nu)``; ``n_found < n_clusters`` (with a ConvergenceWarning)
+        when the annealing ends above the temperature of a further split.
+    assignments_ : ndarray of shape (n_samples, n_found)
+        ``P[i, nu]`` at the last temperature (one-hot for MAP).
+    cost_ : float
+        ``(1/n) sum_i KL(p(.|i) || q(.|labels_[i]))`` in nats.
+    critical_temperature_ : float
+        Where the one-cluster solution becomes unstable.
+    path_ : AssignmentPath or None
+        Temperature, free energy and distinct clusters along the annealing.
+    n_iter_ : int
+        Total fixed-point iterations.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.cluster import HistogramClustering
+    >>> X = np.array([[9, 1, 0], [8, 2, 0], [0, 1, 9], [1, 0, 9]])
+    >>> HistogramClustering(n_clusters=2, random_state=0).fit(X).labels_.tolist() in (
+    ...     [0, 0, 1, 1], [1, 1, 0, 0])
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "method": [StrOptions({"annealing", "map"})],
+        "T_min": [Interval(numbers.Real, 0, None, closed="neither")],
+        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "smoothing": [Interval(numbers.Real, 0, None, closed="left")],
+        "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "noise": [Interval(numbers.Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters=2,
+        *,
+        method="annealing",
+        T_min=1e-3,
+        cooling=0.9,
+        smoothing=0.0,
+        n_init=10,
+        max_iter=300,
+        tol=1e-7,
+        noise=1e-3,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.method = method
+        self.T_min = T_min
+        self.cooling = cooling
+        self.smoothing = smoothing
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.noise = noise
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        return _positive_only_tags(super().__sklearn_tags__())
+
+    def _histograms(self, X, reset):
+        X = validate_data(self, X, dtype=float, reset=reset, ensure_all_finite=True)
+        cond, _ = _check_counts(X + self.smoothing)
+        return cond
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Cluster the histograms in ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_bins)
+            Non-negative counts; no row may be all zero.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        cond = self._histograms(X, reset=True)
+        n = cond.shape[0]
+        if self.n_clusters > n:
+            raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
+        rng = check_random_state(self.random_state)
+        weights = np.full(n, 1.0 / n)
+        model = _KLClustering(cond, weights, mass_constrained=True)
+        self.critical_temperature_ = critical_temperature(cond, weights)
+        if self.method == "annealing":
+            t_start = max(2.0 * self.critical_temperature_, 2.0 * self.T_min)
+            temps = geometric_schedule(t_start, self.T_min, self.cooling)
+            P, path = anneal(
+                model.field,
+                model.free_energy,
+                n,
+                self.n_clusters,
+                temps,
+                rng=rng,
+                noise=self.noise,
+                max_iter=self.max_iter,
+                tol=self.tol,
+            )
+            self.path_ = path
+            self.n_iter_ = int(sum(path.n_iter))
+            if P.shape[1] < self.n_clusters:
+                warnings.warn(
+                    f"HistogramClustering: only {P.shape[1]} of n_clusters={self.n_clusters} "
+                    f"clusters separated above T_min={self.T_min:g}; lower T_min to find more",
+                    ConvergenceWarning,
+                    stacklevel=2,
+                )
+            q, _ = _centroids(P, cond, weights)
+        else:
+            P, q, self.n_iter_ = self._map(cond, model, rng)
+            self.path_ = None
+        self.assignments_ = P
+        self.cluster_histograms_ = q
+        cost = _kl_cost(cond, model.neg_h, q)
+        self.labels_ = np.argmin(cost, axis=1) if self.method == "map" else np.argmax(P, axis=1)
+        self.cost_ = float(np.mean(cost[np.arange(n), self.labels_]))
+        self._T = self.T_min
+        return self
+
+    def _map(self, cond, model, rng):
+        n, k = cond.shape[0], self.n_clusters
+        best, total = None, 0
+        for _ in range(self.n_init):
+            labels = rng.permutation(np.arange(n) % k)
+            for it in range(1, self.max_iter + 1):  # noqa: B007 - it is counted after the loop
+                P = np.eye(k)[labels]
+                q, mass = _centroids(P, cond, model.weights)
+                empty = mass <= 0
+                if np.any(empty):  # re-seed an empty cluster with the worst-fitted object
+                    cost = _kl_cost(cond, model.neg_h, q[~empty])
+                    worst = np.argsort(cost.min(axis=1))[::-1][: int(empty.sum())]
+                    q[empty] = cond[worst]
+                cost = _kl_cost(cond, model.neg_h, q)
+                new = np.argmin(cost, axis=1)
+                if np.array_equal(new, labels):
+                    break
+                labels = new
+            total += it
+            value = float(np.mean(cost[np.arange(n), labels]))
+            if best is None or value < best[0]:
+                best = (value, np.eye(k)[labels], q)
+        return best[1], best[2], total
+
+    def _cost(self, X):
+        check_is_fitted(self)
+        cond = self._histograms(X, reset=False)
+        return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_histograms_)
+
+    def predict(self, X):
+        """Cluster of smallest KL divergence for each count row.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_bins)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return np.argmin(self._cost(X), axis=1)
+
+    def predict_proba(self, X):
+        """Gibbs assignment probabilities at the final temperature ``T_min``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_bins)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters)
+        """
+        return gibbs_assignments(self._cost(X), self.T_min)[0]
+
+
+def _check_joint(X, normalize):
+    """The joint distribution from ``X`` under the ``normalize`` rule of InformationBottleneck."""
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"joint must be 2-dimensional (x by y), got shape {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("joint must be finite (no NaN or inf)")
+    if np.any(X < 0):
+        raise ValueError(f"Negative values in data passed to joint: smallest entry {X.min():g}")
+    total = float(X.sum())
+    if total <= 0:
+        raise ValueError("joint must have positive total mass")
+    sums_to_one = abs(total - 1.0) <= 1e-9
+    if normalize is True or sums_to_one:
+        return X / total
+    if normalize == "auto" and np.all(X == np.round(X)):
+        return X / total
+    raise ValueError(
+        f"joint must sum to 1 (within 1e-9){' or be integer counts' if normalize == 'auto' else ''}"
+        f"; got entries summing to {total!r}. Pass normalize=True to divide by the total."
+    )
+
+
+def _positive_only_tags(tags):
+    tags.input_tags.positive_only = True
+    return tags
+
+
+class InformationBottleneck(ClusterMixin, BaseEstimator):
+    """Iterative information bottleneck, annealed in ``beta``.
+
+    Finds soft clusters ``p(t|x)`` of the rows of a joint distribution
+    ``p(x, y)`` that minimise ``I(X;T) - beta I(T;Y)`` (Tishby, Pereira &
+    Bialek; notes §4.3). At fixed ``beta`` the stationary equations are
+    ``p(t|x) ∝ p(t) exp(-beta KL(p(y|x) || p(y|t)))`` with
+    ``p(t) = sum_x p(x) p(t|x)`` and
+    ``p(y|t) = sum_x p(y|x) p(t|x) p(x) / p(t)``, solved by iteration. Here
+    ``beta`` grows geometrically from below the first critical value
+    ``beta_c = 1 / s_2^2`` (``s_2``: second singular value of
+    ``p(x,y) / sqrt(p(x) p(y))``) to ``beta_max``, each solution starting
+    from the previous one; a cluster is split in two when that lowers the
+    functional (its copies separate instead of merging back). The curve and
+    the values of ``beta`` where the number of clusters grows are recorded. All
+    updates are in log space.
+
+    Parameters
+    ----------
+    n_clusters : int or None, default=None
+        Cardinality of ``T``; None uses the number of rows (``|T| = |X|``
+        is always enough).
+    beta_max : float, default=100.0
+        Last ``beta``.
+    growth : float, default=1.05
+        Ratio of successive ``beta``, > 1.
+    max_iter : int, default=2000
+        Iterations per ``beta``.
+    tol : float, default=1e-10
+        Stop when ``p(t|x)`` changes by less than this.
+    noise : float, default=1e-3
+        Relative size of the uneven sharing that tries to split a cluster in
+        two at each ``beta`` (> 0).
+    normalize : {"auto", True, False}, default="auto"
+        How ``X`` becomes ``p(x, y)``. ``False``: ``X`` must sum to 1 (within
+        1e-9); ``"auto"``: also integer co-occurrence counts are accepted and
+        divided by their total; ``True``: any non-negative ``X`` is divided by
+        its total. Anything else is an error, never silently rescaled.
+    random_state : int, Generator or None, default=None
+
+    Attributes
+    ----------
+    conditional_ : ndarray of shape (n_x, n_found)
+        ``p(t|x)`` at ``beta_max``; the clusters that have separated by then
+        (``n_found <= n_clusters``).
+    labels_ : ndarray of shape (n_x,)
+        ``argmax_t p(t|x)``.
+    p_t_ : ndarray of shape (n_found,)
+    p_y_given_t_ : ndarray of shape (n_found, n_y)
+    beta_ : ndarray
+        The ``beta`` of the path.
+    information_xt_, information_ty_ : ndarray
+        ``I(X;T)`` and ``I(T;Y)`` in bits along the path (the IB curve).
+    n_effective_ : ndarray of int
+        Distinct clusters along the path.
+    transitions_ : list of float
+        ``beta`` at which the number of distinct clusters grew.
+    critical_beta_ : float
+        ``1 / s_2^2``, where ``T`` stops being trivial.
+    mutual_information_ : float
+        ``I(X;Y)`` in bits, the curve's ceiling.
+    n_iter_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.cluster import InformationBottleneck
+    >>> joint = np.array([[1, 0, 1], [0, 0, 1], [0, 1, 1]]) / 5
+    >>> ib = InformationBottleneck(beta_max=10, random_state=0).fit(joint)
+    >>> round(float(ib.information_ty_[-1]), 3)
+    0.57
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "beta_max": [Interval(numbers.Real, 0, None, closed="neither")],
+        "growth": [Interval(numbers.Real, 1, None, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "noise": [Interval(numbers.Real, 0, None, closed="neither")],
+        "normalize": [StrOptions({"auto"}), "boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters=None,
+        *,
+        beta_max=100.0,
+        growth=1.05,
+        max_iter=2000,
+        tol=1e-10,
+        noise=1e-3,
+        normalize="auto",
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.beta_max = beta_max
+        self.growth = growth
+        self.max_iter = max_iter
+        self.tol = tol
+        self.noise = noise
+        self.normalize = normalize
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        return _positive_only_tags(super().__sklearn_tags__())
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Anneal the IB on the joint distribution ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_x, n_y)
+            ``p(x, y)``; see ``normalize``. Rows with zero mass are rejected.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=float, ensure_all_finite=True)
+        joint = _check_joint(X, self.normalize)
+        px = joint.sum(axis=1)
+        if np.any(px <= 0):
+            raise ValueError(f"joint has rows of zeros (x = {np.flatnonzero(px <= 0)[:5]})")
+        cond = joint / px[:, None]
+        n_x = joint.shape[0]
+        k = n_x if self.n_clusters is None else self.n_clusters
+        rng = check_random_state(self.random_state)
+        model = _KLClustering(cond, px, mass_constrained=True)
+        t_c = critical_temperature(cond, px)
+        self.critical_beta_ = 1.0 / t_c if t_c > 0 else math.inf
+        py = joint.sum(axis=0)
+        self.mutual_information_ = float(
+            np.sum(joint[joint > 0] * np.log(joint[joint > 0] / np.outer(px, py)[joint > 0])) / _LN2
+        )
+        beta_start = min(0.5 * self.critical_beta_, 0.5 * self.beta_max)
+        temps = 1.0 / geometric_schedule(self.beta_max, beta_start, 1.0 / self.growth)[::-1]
+        info = []
+
+        def record(_, T, P):
+            info.append(self._informations(P, cond, px))
+
+        P, path = anneal(
+            model.field,
+            model.free_energy,
+            n_x,
+            k,
+            temps,
+            rng=rng,
+            noise=self.noise,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            callback=record,
+        )
+        self.conditional_ = P
+        self.labels_ = np.argmax(P, axis=1)
+        self.p_y_given_t_, self.p_t_ = _centroids(P, cond, px)
+        self.beta_ = 1.0 / np.asarray(path.temperature)
+        self.information_xt_, self.information_ty_ = (np.array(v) for v in zip(*info, strict=True))
+        self.n_effective_ = np.asarray(path.n_effective)
+        self.transitions_ = [1.0 / T for T, _, _ in path.transitions()]
+        self.n_iter_ = int(sum(path.n_iter))
+        self.path_ = path
+        return self
+
+    @staticmethod
+    def _informations(P, cond, px):
+        joint_xt = P * px[:, None]
+        pt = joint_xt.sum(axis=0)
+        i_xt = xlogy_sum(joint_xt) - xlogy_sum(px) - xlogy_sum(pt)
+        joint_ty = joint_xt.T @ cond
+        py = px @ cond
+        i_ty = xlogy_sum(joint_ty) - xlogy_sum(pt) - xlogy_sum(py)
+        return i_xt / _LN2, i_ty / _LN2
+
+    def predict_proba(self, X):
+        """``p(t|x)`` at ``beta_max`` for new rows of counts (or conditionals ``p(y|x)``).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_y)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=float, reset=False, ensure_all_finite=True)
+        cond, _ = _check_counts(X)
+        cost = _kl_cost(cond, _neg_entropy_rows(cond), self.p_y_given_t_)
+        log_w = np.log(np.maximum(self.p_t_, _TINY))
+        return gibbs_assignments(cost, 1.0 / self.beta_[-1], log_w)[0]
+
+    def predict(self, X):
+        """Most probable cluster for new rows.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_y)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return np.argmax(self.predict_proba(X), axis=1)
+
+
+class RateDistortionCurve:
+    """Points ``(D, R)`` of a rate–distortion function, one per ``beta``.
+
+    Attributes
+    ----------
+    beta : ndarray
+        Lagrange multipliers (minus the slope ``dR/dD`` in nats).
+    rate : ndarray
+        ``R = I(X; Xhat)`` in the requested unit.
+    distortion : ndarray
+        Expected distortion ``D``.
+    conditional : ndarray of shape (n_beta, n_x, n_xhat)
+        The optimal test channels ``p(xhat|x)``.
+    n_iter : ndarray of int
+        Blahut–Arimoto iterations per ``beta``.
+    """
+
+    def __init__(self, beta, rate, distortion, conditional, n_iter):
+        self.beta = beta
+        self.rate = rate
+        self.distortion = distortion
+        self.conditional = conditional
+        self.n_iter = n_iter
+
+    def __repr__(self):
+        d = self.distortion
+        return f"RateDistortionCurve({self.beta.size} points, D in [{d.min():.3g}, {d.max():.3g}])"
+
+
+def rate_distortion(p_x, distortion, betas=None, *, base="bits", max_iter=10_000, tol=1e-12):
+    """Rate–distortion function of a discrete source by Blahut–Arimoto.
+
+    For each ``beta`` iterates ``p(xhat|x) ∝ q(xhat) exp(-beta d(x, xhat))``,
+    ``q(xhat) = sum_x p(x) p(xhat|x)`` to convergence (a convex problem: the
+    fixed point is the global optimum), starting from the previous
+    ``beta``'s ``q``.
+
+    Parameters
+    ----------
+    p_x : array_like of shape (n_x,)
+        The source distribution.
+    distortion : array_like of shape (n_x, n_xhat)
+        ``d(x, xhat) >= 0``.
+    betas : array_like, optional
+        Positive multipliers; default 60 values from ``0.01 / dbar`` to
+        ``100 / dbar`` (``dbar``: mean positive distortion), which spans the
+        curve from ``R = 0`` to nearly ``D = 0``.
+    base : {"bits", "nats"}, default="bits"
+    max_iter : int, default=10000
+    tol : float, default=1e-12
+        Stop when ``q`` changes by less than this.
+
+    Returns
+    -------
+    RateDistortionCurve
+
+    Examples
+    --------
+    Fair coin, Hamming distortion: ``R(D) = 1 - H(D)``.
+
+    >>> import numpy as np
+    >>> curve = rate_distortion([0.5, 0.5], 1 - np.eye(2), betas=[np.log(9)])
+    >>> float(curve.distortion[0]), round(float(curve.rate[0]), 6)
+    (0.1, 0.531004)
+    """
+    from statmechlearn._core.information import check_distribution
+
+    p_x = check_distribution(p_x, "p_x", ndim=1)
+    d = np.asarray(distortion, dtype=float)
+    if d.ndim != 2 or d.shape[0] != p_x.size:
+        raise ValueError(f"distortion must have shape ({p_x.size}, n_xhat), got {d.shape}")
+    if not np.all(np.isfinite(d)) or np.any(d < 0):
+        raise ValueError("distortion must be finite and non-negative")
+    if base not in ("bits", "nats"):
+        raise ValueError(f"base must be 'bits' or 'nats', got {base!r}")
+    if betas is None:
+        dbar = float(np.mean(d[d > 0])) if np.any(d > 0) else 1.0
+        betas = np.geomspace(0.01, 100.0, 60) / dbar
+    betas = np.atleast_1d(np.asarray(betas, dtype=float))
+    if betas.ndim != 1 or not np.all(np.isfinite(betas)) or np.any(betas <= 0):
+        raise ValueError("betas must be finite and > 0")
+    unit = _LN2 if base == "bits" else 1.0
+    q = np.full(d.shape[1], 1.0 / d.shape[1])
+    rates, dists, conds, iters = [], [], [], []
+    for beta in betas:
+        for it in range(1, max_iter + 1):  # noqa: B007 - it is recorded after the loop
+            log_c = np.log(np.maximum(q, _TINY)) - beta * d
+            c, _ = gibbs_assignments(-log_c, 1.0)
+            new = p_x @ c
+            done = np.max(np.abs(new - q)) < tol
+            q = new
+            if done:
+                break
+        joint = c * p_x[:, None]
+        rates.append((xlogy_sum(joint) - xlogy_sum(p_x) - xlogy_sum(q)) / unit)
+        dists.append(float(np.sum(joint * d)))
+        conds.append(c)
+        iters.append(it)
+    return RateDistortionCurve(
+        betas, np.array(rates), np.array(dists), np.array(conds), np.array(iters)
+    )
+
+
+# A fixed point of the IB at one beta, for tests and users who want no annealing.
+def _ib_fixed_point(cond, px, P, beta, *, max_iter=2000, tol=1e-12):
+    model = _KLClustering(cond, px, mass_constrained=True)
+    return solve_fixed_point(model.field, P, 1.0 / beta, max_iter=max_iter, tol=tol)

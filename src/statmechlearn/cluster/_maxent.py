@@ -1,0 +1,291 @@
+"""Shared machinery of maximum-entropy clustering: Gibbs assignments, their fixed point, annealing.
+
+Every clusterer of this family describes a Gibbs distribution over
+assignments, factorised over objects:
+``P[i, nu] = w_nu exp(-h[i, nu] / T) / Z_i``. For costs linear in the
+assignments (histogram clustering, the information bottleneck) ``h`` is the
+cost of putting object ``i`` in cluster ``nu`` given the cluster parameters,
+which are themselves averages under ``P``; for quadratic costs (pairwise,
+correlation clustering) ``h`` is the mean field ``E_P[R | c(i) = nu]``.
+Either way an estimator supplies one function, ``field(P) -> (h, log_w)``,
+and this module iterates ``P -> Gibbs(field(P))`` to its fixed point
+(:func:`solve_fixed_point`) and lowers ``T`` along a schedule
+(:func:`anneal`), splitting a cluster in two where it has become unstable
+and merging copies that close again, and recording the path (free energy,
+number of clusters, iterations).
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import logsumexp
+
+__all__ = [
+    "AssignmentPath",
+    "anneal",
+    "assignment_entropy",
+    "effective_clusters",
+    "geometric_schedule",
+    "gibbs_assignments",
+    "solve_fixed_point",
+]
+
+
+def gibbs_assignments(h, temperature, log_weights=None):
+    """Row-wise Gibbs distribution ``P[i, nu] ∝ w_nu exp(-h[i, nu] / T)``.
+
+    Parameters
+    ----------
+    h : ndarray of shape (n, K)
+        Costs (or mean fields).
+    temperature : float
+        ``T > 0``.
+    log_weights : ndarray of shape (K,), optional
+        ``log w_nu`` (cluster priors of mass-constrained variants).
+
+    Returns
+    -------
+    P : ndarray of shape (n, K)
+    log_z : ndarray of shape (n,)
+        ``log Z_i``, the per-object log normaliser.
+    """
+    logits = -h / temperature
+    if log_weights is not None:
+        logits = logits + log_weights
+    log_z = logsumexp(logits, axis=1)
+    return np.exp(logits - log_z[:, None]), log_z
+
+
+def assignment_entropy(P, weights=None):
+    """``-sum_i a_i sum_nu P log P`` (nats), ``a_i = 1`` unless ``weights`` are given."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(P > 0, P * np.log(P), 0.0).sum(axis=1)
+    return float(-(terms.sum() if weights is None else weights @ terms))
+
+
+def effective_clusters(P, atol=1e-3):
+    """Number of distinct clusters among the columns of ``P``.
+
+    Two clusters are the same while their columns are proportional: then
+    they have the same parameters (centroid, histogram, mean field) and
+    differ at most in prior mass. Columns are normalised to ``p(i|nu)`` and
+    compared in max norm, relative to their largest entry; columns with
+    total mass below ``atol`` are not counted.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, K)
+    atol : float, default=1e-3
+
+    Returns
+    -------
+    int
+    """
+    mass = P.sum(axis=0)
+    cols = [c / m for c, m in zip(P.T, mass, strict=True) if m > atol]
+    distinct = []
+    for c in cols:
+        if not any(np.max(np.abs(c - d)) <= atol * max(c.max(), d.max()) for d in distinct):
+            distinct.append(c)
+    return len(distinct)
+
+
+def geometric_schedule(t_start, t_end, cooling):
+    """Temperatures ``t_start * cooling^k`` down to ``t_end`` (both included)."""
+    if t_start <= t_end:
+        return np.array([t_end])
+    n = int(np.ceil(np.log(t_end / t_start) / np.log(cooling)))
+    temps = t_start * cooling ** np.arange(n)
+    return np.append(temps[temps > t_end], t_end)
+
+
+def solve_fixed_point(fn, P, temperature, *, damping=0.0, max_iter=500, tol=1e-8):
+    """Iterate ``P <- (1 - d) Gibbs(field(P)) + d P`` until ``max |Delta P| < tol``.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(P) -> (h, log_w)`` with ``log_w`` None or of shape (K,).
+    P : ndarray of shape (n, K)
+        Start.
+    temperature : float
+    damping : float, default=0.0
+        Weight ``d`` of the old assignments (synchronous mean-field updates
+        of quadratic costs can oscillate without it).
+    max_iter : int, default=500
+    tol : float, default=1e-8
+
+    Returns
+    -------
+    P : ndarray of shape (n, K)
+    n_iter : int
+    converged : bool
+    change : float
+        The last ``max |Delta P|``.
+    """
+    change = np.inf
+    for it in range(1, max_iter + 1):
+        h, log_w = fn(P)
+        new, _ = gibbs_assignments(h, temperature, log_w)
+        if damping:
+            new = damping * P + (1.0 - damping) * new
+        change = float(np.max(np.abs(new - P)))
+        P = new
+        if change < tol:
+            return P, it, True, change
+    return P, max_iter, False, change
+
+
+def _column_gap(P, a, b):
+    """Max-norm distance of the normalised columns ``a`` and ``b``, relative to their scale."""
+    ca, cb = P[:, a] / P[:, a].sum(), P[:, b] / P[:, b].sum()
+    return float(np.max(np.abs(ca - cb)) / max(ca.max(), cb.max()))
+
+
+def _merge_coincident(P, atol):
+    """Sum columns whose normalised versions agree within ``atol`` (a split that closed again)."""
+    keep = []
+    for k in range(P.shape[1]):
+        if P[:, k].sum() <= 0:
+            continue
+        for j in keep:
+            if _column_gap(P, j, k) <= atol:
+                P[:, j] += P[:, k]
+                break
+        else:
+            keep.append(k)
+    return P[:, keep]
+
+
+def _split(P, k, rng, size):
+    """Duplicate cluster ``k``: its column shared by two copies, unevenly (``1 +- size xi_i``)."""
+    xi = size * rng.standard_normal(P.shape[0])
+    half = 0.5 * P[:, k]
+    return np.column_stack([P[:, :k], half * (1 + xi), P[:, k + 1 :], half * (1 - xi)])
+
+
+@dataclass
+class AssignmentPath:
+    """What happened at each temperature of an annealing run.
+
+    Attributes
+    ----------
+    temperature : list of float
+    free_energy : list of float
+        ``objective(P, T)`` at the fixed point (the estimator's free energy).
+    n_effective : list of int
+        Clusters after that temperature's merges and splits.
+    n_iter : list of int
+        Fixed-point iterations.
+    converged : list of bool
+    """
+
+    temperature: list = field(default_factory=list)
+    free_energy: list = field(default_factory=list)
+    n_effective: list = field(default_factory=list)
+    n_iter: list = field(default_factory=list)
+    converged: list = field(default_factory=list)
+
+    def transitions(self):
+        """Temperatures at which the number of distinct clusters grew.
+
+        Returns
+        -------
+        list of (float, int, int)
+            ``(T, before, after)`` for each increase, ``T`` the first
+            temperature with the larger count.
+        """
+        out = []
+        for k in range(1, len(self.temperature)):
+            if self.n_effective[k] > self.n_effective[k - 1]:
+                out.append((self.temperature[k], self.n_effective[k - 1], self.n_effective[k]))
+        return out
+
+
+def anneal(
+    fn,
+    objective,
+    n_samples,
+    n_clusters,
+    temperatures,
+    *,
+    rng,
+    noise=1e-3,
+    damping=0.0,
+    max_iter=500,
+    tol=1e-8,
+    merge_tol=1e-5,
+    callback=None,
+):
+    """Deterministic annealing of a Gibbs assignment with cluster splitting (Rose's scheme).
+
+    Starts from one cluster. At each temperature: solve the fixed point,
+    merge clusters whose assignment columns have become proportional again,
+    then, while fewer than ``n_clusters`` exist, try to split each cluster
+    in two (its column shared unevenly between two copies, relative
+    perturbation ``noise``) and solve again; a split is real when the
+    copies' gap grows instead of closing. Of the real splits the one of
+    lowest ``objective`` is kept, and the search repeats. So a cluster
+    splits at its own critical temperature, wherever the spare copies are.
+
+    Parameters
+    ----------
+    fn : callable
+        ``fn(P) -> (h, log_w)`` for ``P`` with any number of columns, as in
+        :func:`solve_fixed_point`.
+    objective : callable
+        ``objective(P, T) -> float``, the free energy to record and to choose
+        between splits.
+    n_samples : int
+    n_clusters : int
+        Most clusters.
+    temperatures : sequence of float
+        Decreasing temperatures.
+    rng : numpy.random.Generator
+        Draws the split perturbations.
+    noise : float, default=1e-3
+    damping, max_iter, tol
+        Passed to :func:`solve_fixed_point`.
+    merge_tol : float, default=1e-5
+        Relative gap below which two clusters are merged.
+    callback : callable, optional
+        ``callback(k, T, P)`` after temperature number ``k``; a long run can
+        report progress or checkpoint from it.
+
+    Returns
+    -------
+    P : ndarray of shape (n_samples, n_found)
+        Assignments at the last temperature; ``n_found <= n_clusters``.
+    path : AssignmentPath
+    """
+    path = AssignmentPath()
+    P = np.ones((n_samples, 1))
+
+    def solve(Q, T):
+        return solve_fixed_point(fn, Q, T, damping=damping, max_iter=max_iter, tol=tol)
+
+    for step, T in enumerate(temperatures):
+        P, n_iter, converged, _ = solve(P, T)
+        P = _merge_coincident(P, merge_tol)
+        while P.shape[1] < n_clusters:
+            best = None
+            for k in range(P.shape[1]):
+                Q = _split(P, k, rng, noise)
+                gap0 = _column_gap(Q, k, Q.shape[1] - 1)
+                Q, it, conv, _ = solve(Q, T)
+                n_iter += it
+                if _column_gap(Q, k, Q.shape[1] - 1) > 2.0 * gap0:
+                    value = objective(Q, T)
+                    if best is None or value < best[0]:
+                        best = (value, Q, conv)
+            if best is None:
+                break
+            _, P, converged = best
+        path.temperature.append(float(T))
+        path.free_energy.append(float(objective(P, T)))
+        path.n_effective.append(P.shape[1])
+        path.n_iter.append(n_iter)
+        path.converged.append(converged)
+        if callback is not None:
+            callback(step, T, P)
+    return P, path
