@@ -6,6 +6,10 @@ DeterministicAnnealing
     Rose's deterministic annealing for squared-Euclidean distortion.
 HistogramClustering
     KL-distortion clustering of count histograms (annealed or MAP).
+PairwiseClustering
+    Normalised pairwise clustering of a dissimilarity matrix (mean-field DA).
+ConstantShiftEmbedding
+    Vectors whose squared distances are the shifted dissimilarities.
 InformationBottleneck
     Iterative IB annealed in beta, with its curve and cluster splits.
 EqualWidthMixture
@@ -35,16 +39,24 @@ from statmechlearn.cluster._distributional import (
 )
 from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_pass
 from statmechlearn.cluster._mixture import EqualWidthMixture, two_centre_fixed_points
+from statmechlearn.cluster._pairwise import (
+    ConstantShiftEmbedding,
+    PairwiseClustering,
+    pairwise_cost,
+)
 
 __all__ = [
     "AnnealingPath",
+    "ConstantShiftEmbedding",
     "DeterministicAnnealing",
     "EqualWidthMixture",
     "HistogramClustering",
     "InformationBottleneck",
+    "PairwiseClustering",
     "RateDistortionCurve",
     "gibbs_fixed_point",
     "gibbs_pass",
+    "pairwise_cost",
     "rate_distortion",
     "two_centre_fixed_points",
 ]

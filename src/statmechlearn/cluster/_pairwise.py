@@ -1,0 +1,480 @@
+"""Pairwise data clustering and constant shift embedding (notes §5.4, §9.10).
+
+* :class:`ConstantShiftEmbedding` — Roth, Laub, Kawanabe & Buhmann's
+  embedding of a dissimilarity matrix: shift the off-diagonal entries by
+  the smallest constant that makes the centred similarities positive
+  semidefinite; the shifted dissimilarities are then squared Euclidean
+  distances between vectors this transformer returns.
+* :class:`PairwiseClustering` — Hofmann & Buhmann's normalised pairwise
+  clustering cost ``R = sum_nu 1/(2 n_nu) sum_{i,j in nu} D_ij``, solved by
+  mean-field deterministic annealing. Its mean fields are
+  ``h[i, nu] = (1/n_nu) sum_j P[j, nu] (D_ij - (1/(2 n_nu)) sum_k P[k, nu] D_jk)``;
+  for squared Euclidean ``D`` they are the squared distances to the
+  assignment-weighted centroids, so the method *is* k-means / deterministic
+  annealing there, and constant shift embedding extends that equivalence
+  to any symmetric ``D`` (the cost is invariant under off-diagonal shifts).
+"""
+
+import numbers
+import warnings
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics.pairwise import (
+    PAIRWISE_DISTANCE_FUNCTIONS,
+    euclidean_distances,
+    pairwise_distances,
+)
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from statmechlearn.cluster._maxent import anneal, geometric_schedule, gibbs_assignments
+
+__all__ = ["ConstantShiftEmbedding", "PairwiseClustering", "check_dissimilarity", "pairwise_cost"]
+
+_TINY = 1e-300
+
+
+def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8):
+    """Validate a dissimilarity matrix and return its symmetric part.
+
+    Rules: square, finite, non-negative, zero diagonal (an object is not
+    dissimilar to itself). An asymmetric matrix is replaced by
+    ``(D + D.T) / 2`` — the pairwise costs only ever see ``D_ij + D_ji`` — with
+    a warning when the asymmetry exceeds ``symmetry_tol`` times the largest
+    entry.
+
+    Parameters
+    ----------
+    D : array_like of shape (n, n)
+    name : str, default="D"
+    symmetry_tol : float, default=1e-8
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+    """
+    D = np.asarray(D, dtype=float)
+    if D.ndim != 2 or D.shape[0] != D.shape[1]:
+        raise ValueError(f"{name} must be a square (n, n) dissimilarity matrix, got {D.shape}")
+    if not np.all(np.isfinite(D)):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if np.any(D < 0):
+        raise ValueError(
+            f"Negative values in data passed to {name}: dissimilarities must be >= 0, "
+            f"smallest {D.min():g}"
+        )
+    scale = float(np.max(D)) if D.size else 0.0
+    if np.any(np.abs(np.diag(D)) > symmetry_tol * max(scale, 1.0)):
+        largest = float(np.abs(np.diag(D)).max())
+        raise ValueError(f"{name} must have a zero diagonal, largest |D_ii| {largest:g}")
+    asym = float(np.max(np.abs(D - D.T))) if D.size else 0.0
+    if asym > symmetry_tol * max(scale, 1.0):
+        warnings.warn(
+            f"{name} is not symmetric (max |D_ij - D_ji| = {asym:g}); using (D + D.T) / 2",
+            UserWarning,
+            stacklevel=3,
+        )
+    return 0.5 * (D + D.T)
+
+
+def _dissimilarities(est, X, reset):
+    """``D`` from ``X``: the matrix itself (``metric="precomputed"``) or pairwise distances."""
+    if est.metric == "precomputed":
+        X = validate_data(est, X, dtype=float, reset=reset, ensure_min_samples=2)
+        return check_dissimilarity(X), None
+    X = validate_data(est, X, dtype=float, reset=reset, ensure_min_samples=2)
+    if est.metric == "sqeuclidean":
+        D = euclidean_distances(X, squared=True)
+    else:
+        D = pairwise_distances(X, metric=est.metric)
+    np.fill_diagonal(D, 0.0)
+    return 0.5 * (D + D.T), X
+
+
+def _check_metric(metric):
+    if metric in ("precomputed", "sqeuclidean") or metric in PAIRWISE_DISTANCE_FUNCTIONS:
+        return
+    raise ValueError(
+        f"metric must be 'precomputed', 'sqeuclidean' or one of "
+        f"{sorted(PAIRWISE_DISTANCE_FUNCTIONS)}, got {metric!r}"
+    )
+
+
+def _centre(M):
+    """``Q M Q`` with ``Q = I - 11^T / n`` (double centring)."""
+    return M - M.mean(axis=0) - M.mean(axis=1)[:, None] + M.mean()
+
+
+class ConstantShiftEmbedding(TransformerMixin, BaseEstimator):
+    """Constant shift embedding of a dissimilarity matrix (notes §9.10).
+
+    Steps: symmetrise ``D`` (see :func:`check_dissimilarity`); centre,
+    ``S^c = -Q D Q / 2``; shift, ``S~ = S^c - lambda_min(S^c) I``; the shifted
+    dissimilarities ``D~_ij = S~_ii + S~_jj - 2 S~_ij = D_ij - 2 lambda_min``
+    (off the diagonal) are squared Euclidean distances between the rows of
+    ``V sqrt(Lambda)`` from the eigendecomposition of ``S~``, which is what
+    :meth:`fit_transform` returns. Like t-SNE and MDS the embedding is
+    transductive (new objects would change the shift), so there is no
+    ``transform``. ``lambda_min = 0`` (no shift) exactly when
+    ``D`` already is a matrix of squared Euclidean distances.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        Keep the leading eigenvectors; None keeps all with eigenvalue above
+        ``1e-10`` times the largest (the exact embedding).
+    metric : str, default="precomputed"
+        ``"precomputed"``: ``X`` is the dissimilarity matrix. Otherwise ``X``
+        holds feature vectors and ``D`` is computed with
+        ``"sqeuclidean"`` or any metric of
+        :func:`sklearn.metrics.pairwise_distances`.
+
+    Attributes
+    ----------
+    shift_ : float
+        ``-2 lambda_min(S^c) >= 0``, added to every off-diagonal
+        dissimilarity.
+    eigenvalues_ : ndarray
+        Eigenvalues of ``S~`` in decreasing order (all ``>= 0``).
+    embedding_ : ndarray of shape (n_samples, n_components_)
+    shifted_dissimilarity_ : ndarray of shape (n_samples, n_samples)
+        ``D~``.
+    n_components_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.cluster import ConstantShiftEmbedding
+    >>> D = np.array([[0, 1, 4], [1, 0, 1], [4, 1, 0.]])  # points 0, 1, 2 on a line
+    >>> cse = ConstantShiftEmbedding().fit(D)
+    >>> round(cse.shift_, 12), cse.n_components_
+    (0.0, 1)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "metric": [str],
+    }
+
+    def __init__(self, n_components=None, *, metric="precomputed"):
+        self.n_components = n_components
+        self.metric = metric
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Embed the dissimilarity matrix ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_samples) or (n_samples, n_features)
+            Dissimilarities (see :func:`check_dissimilarity`), or feature
+            vectors when ``metric`` is not ``"precomputed"``.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        _check_metric(self.metric)
+        D, _ = _dissimilarities(self, X, reset=True)
+        S_c = -0.5 * _centre(D)
+        lam, V = np.linalg.eigh(S_c)
+        lam_min = min(float(lam[0]), 0.0)
+        # Eigenvectors of S~ = S^c - lam_min I are those of S^c; eigenvalues shift.
+        lam = (lam - lam_min)[::-1]
+        V = V[:, ::-1]
+        self.shift_ = -2.0 * lam_min
+        n = D.shape[0]
+        self.shifted_dissimilarity_ = D + self.shift_ * (1.0 - np.eye(n))
+        keep = lam > 1e-10 * max(lam[0], _TINY)
+        k = int(keep.sum()) if self.n_components is None else min(self.n_components, n)
+        k = max(k, 1)
+        self.eigenvalues_ = lam
+        self.n_components_ = k
+        self.embedding_ = V[:, :k] * np.sqrt(np.maximum(lam[:k], 0.0))
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit to the dissimilarities and return the embedding.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_samples)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components_)
+        """
+        return self.fit(X).embedding_
+
+
+def _mean_fields(D, P):
+    """Pairwise-clustering mean fields (n, K) and the cluster masses, O(n^2 K) by BLAS."""
+    mass = np.maximum(P.sum(axis=0), _TINY)
+    DP = D @ P
+    within = np.einsum("jk,jk->k", P, DP) / mass**2  # (1/n_nu^2) sum_jk P_j P_k D_jk
+    return DP / mass - 0.5 * within, mass
+
+
+class PairwiseClustering(ClusterMixin, BaseEstimator):
+    """Normalised pairwise clustering of a dissimilarity matrix by mean-field annealing.
+
+    Minimises ``R = sum_nu (1 / (2 n_nu)) sum_{i, j in nu} D_ij`` (Hofmann &
+    Buhmann; notes §5.4) over partitions. The Gibbs distribution over
+    partitions is replaced by its factorial mean-field approximation
+    ``P[i, nu] ∝ p_nu exp(-h[i, nu] / T)`` with the mean fields
+    ``h[i, nu] = (1/n_nu) sum_j P[j,nu] (D_ij - (1/(2 n_nu)) sum_k P[k,nu] D_jk)``
+    and priors ``p_nu = n_nu / n`` (so that coincident clusters count once),
+    iterated to a fixed point at each temperature of a geometric schedule,
+    clusters splitting as they become unstable. Each sweep costs one
+    ``(n x n) @ (n x K)`` product. For squared Euclidean ``D`` this is
+    deterministic annealing of k-means on the underlying points. For other
+    symmetric ``D`` the hard cost equals, up to a constant, the k-means cost
+    of the :class:`ConstantShiftEmbedding` (it is invariant under
+    off-diagonal shifts). The mean-field iteration is only approximately
+    invariant, since its ``1/n_nu`` includes object ``i``'s own share, so
+    on small non-Euclidean problems clustering ``D`` and its shifted form can
+    end in different local minima; cluster ``shifted_dissimilarity_`` for the
+    exact k-means equivalence.
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+    T_min : float or "auto", default="auto"
+        Last temperature; "auto" is ``1e-4`` times the first critical
+        temperature (where the one-cluster solution becomes unstable,
+        ``2 lambda_max`` of the centred similarities ``-Q D Q / 2``).
+    cooling : float, default=0.9
+        Ratio of successive temperatures.
+    damping : float, default=0.0
+        Weight of the old assignments in each synchronous update.
+    max_iter : int, default=2000
+        Sweeps per temperature (convergence slows near a critical temperature).
+    tol : float, default=1e-7
+    noise : float, default=1e-3
+        Relative size of the split perturbation (> 0).
+    metric : str, default="precomputed"
+        ``"precomputed"``: ``X`` is the dissimilarity matrix. Otherwise ``X``
+        holds feature vectors and ``D`` is computed with ``"sqeuclidean"``
+        (then the method is k-means by deterministic annealing) or any metric
+        of :func:`sklearn.metrics.pairwise_distances`.
+    random_state : int, Generator or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    assignments_ : ndarray of shape (n_samples, n_found)
+        Mean-field assignments at ``T_min``.
+    cost_ : float
+        The pairwise cost ``R`` of ``labels_``.
+    critical_temperature_ : float
+    path_ : AssignmentPath
+    n_iter_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.cluster import PairwiseClustering
+    >>> x = np.array([0.0, 0.1, 0.2, 5.0, 5.1])
+    >>> D = (x[:, None] - x[None, :]) ** 2
+    >>> PairwiseClustering(2, random_state=0).fit(D).labels_.tolist() in (
+    ...     [0, 0, 0, 1, 1], [1, 1, 1, 0, 0])
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "T_min": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "damping": [Interval(numbers.Real, 0, 1, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "noise": [Interval(numbers.Real, 0, None, closed="neither")],
+        "metric": [str],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters=2,
+        *,
+        T_min="auto",
+        cooling=0.9,
+        damping=0.0,
+        max_iter=2000,
+        tol=1e-7,
+        noise=1e-3,
+        metric="precomputed",
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.T_min = T_min
+        self.cooling = cooling
+        self.damping = damping
+        self.max_iter = max_iter
+        self.tol = tol
+        self.noise = noise
+        self.metric = metric
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.metric == "precomputed"
+        return tags
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Cluster the objects of the dissimilarity matrix ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_samples) or (n_samples, n_features)
+            Dissimilarities (see :func:`check_dissimilarity`), or feature
+            vectors when ``metric`` is not ``"precomputed"``.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        _check_metric(self.metric)
+        D, self._X_fit = _dissimilarities(self, X, reset=True)
+        n = D.shape[0]
+        if self.n_clusters > n:
+            raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
+        rng = check_random_state(self.random_state)
+        lam = np.linalg.eigvalsh(-0.5 * _centre(D))
+        # Squared-Euclidean DA splits at 2 lambda_max of the covariance, which is the largest
+        # eigenvalue of the centred Gram matrix divided by n.
+        self.critical_temperature_ = 2.0 * float(lam[-1]) / n
+        scale = max(self.critical_temperature_, float(np.mean(D)) / n, _TINY)
+        T_min = 1e-4 * scale if self.T_min == "auto" else float(self.T_min)
+        temps = geometric_schedule(max(2.0 * scale, 2.0 * T_min), T_min, self.cooling)
+
+        def field(P):
+            h, mass = _mean_fields(D, P)
+            return h, np.log(mass / n)
+
+        def free_energy(P, T):
+            h, log_w = field(P)
+            return float(-T * gibbs_assignments(h, T, log_w)[1].sum())
+
+        P, path = anneal(
+            field,
+            free_energy,
+            n,
+            self.n_clusters,
+            temps,
+            rng=rng,
+            noise=self.noise,
+            damping=self.damping,
+            max_iter=self.max_iter,
+            tol=self.tol,
+        )
+        if P.shape[1] < self.n_clusters:
+            warnings.warn(
+                f"PairwiseClustering: only {P.shape[1]} of n_clusters={self.n_clusters} "
+                f"clusters separated above T_min={T_min:g}",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        if not all(path.converged):
+            warnings.warn(
+                f"PairwiseClustering: the mean-field iteration did not converge at "
+                f"{path.converged.count(False)} of {len(path.converged)} temperatures "
+                f"(max_iter={self.max_iter}); raise max_iter or damping",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self.assignments_ = P
+        self.labels_ = np.argmax(P, axis=1)
+        self.cost_ = pairwise_cost(D, self.labels_)
+        self.path_ = path
+        self.n_iter_ = int(sum(path.n_iter))
+        self._T_min = T_min
+        self._D = D
+        return self
+
+    def predict(self, X):
+        """Cluster of lowest mean field for new objects.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_new, n_train) or (n_new, n_features)
+            With ``metric="precomputed"``, ``X[a, i]`` is the dissimilarity of
+            new object ``a`` to training object ``i``; otherwise feature vectors.
+
+        Returns
+        -------
+        ndarray of shape (n_new,)
+        """
+        return np.argmin(self._fields(X), axis=1)
+
+    def predict_proba(self, X):
+        """Mean-field assignment probabilities of new objects at ``T_min``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_new, n_train) or (n_new, n_features)
+            As in :meth:`predict`.
+
+        Returns
+        -------
+        ndarray of shape (n_new, n_found)
+        """
+        h = self._fields(X)
+        mass = self.assignments_.sum(axis=0)
+        return gibbs_assignments(h, self._T_min, np.log(mass / mass.sum()))[0]
+
+    def _fields(self, X):
+        check_is_fitted(self)
+        n = self._D.shape[0]
+        if self.metric != "precomputed":
+            X = validate_data(self, X, dtype=float, reset=False)
+            if self.metric == "sqeuclidean":
+                X = euclidean_distances(X, self._X_fit, squared=True)
+            else:
+                X = pairwise_distances(X, self._X_fit, metric=self.metric)
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != n:
+            raise ValueError(
+                f"X must have shape (n_new, {n}) (dissimilarities to the training objects), "
+                f"got {X.shape}"
+            )
+        if not np.all(np.isfinite(X)) or np.any(X < 0):
+            raise ValueError("X must be finite and non-negative")
+        P = self.assignments_
+        mass = P.sum(axis=0)
+        within = np.einsum("jk,jk->k", P, self._D @ P) / mass**2
+        return X @ P / mass - 0.5 * within
+
+
+def pairwise_cost(D, labels):
+    """``R = sum_nu (1/(2 n_nu)) sum_{i,j in nu} D_ij`` of a hard partition.
+
+    Parameters
+    ----------
+    D : ndarray of shape (n, n)
+    labels : ndarray of shape (n,)
+
+    Returns
+    -------
+    float
+    """
+    total = 0.0
+    for k in np.unique(labels):
+        idx = labels == k
+        total += D[np.ix_(idx, idx)].sum() / (2.0 * idx.sum())
+    return float(total)

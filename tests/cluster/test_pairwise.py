@@ -1,0 +1,176 @@
+"""Pairwise clustering and constant shift embedding."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.cluster import KMeans
+from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from statmechlearn.cluster import ConstantShiftEmbedding, PairwiseClustering, pairwise_cost
+from statmechlearn.cluster._pairwise import _centre, _mean_fields
+
+
+def _sq_dist(X):
+    return ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+
+
+def _random_dissimilarity(rng, n=40):
+    A = rng.uniform(0, 1, (n, n))
+    A = A + A.T
+    np.fill_diagonal(A, 0.0)
+    return A
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_constant_shift_embedding_steps_1_to_9(seed):
+    """The notes' §9.10 recipe, step by step, against the estimator."""
+    rng = np.random.default_rng(seed)
+    D = _random_dissimilarity(rng)
+    n = D.shape[0]
+    Q = np.eye(n) - np.ones((n, n)) / n
+    S_c = -0.5 * Q @ D @ Q  # steps 3-4
+    lam_n = np.linalg.eigvalsh(S_c)[0]
+    assert lam_n < 0  # a random matrix is not Euclidean
+    S_t = S_c - lam_n * np.eye(n)  # step 5
+    D_t = np.diag(S_t)[:, None] + np.diag(S_t)[None, :] - 2 * S_t  # step 6
+    S_tc = Q @ S_t @ Q  # step 7
+    D_tc = -2 * S_tc  # step 8
+    np.testing.assert_allclose(D_tc, Q @ D_t @ Q, atol=1e-12)  # step 9
+    cse = ConstantShiftEmbedding()
+    E = cse.fit_transform(D)
+    assert cse.shift_ == pytest.approx(-2 * lam_n)
+    np.testing.assert_allclose(cse.shifted_dissimilarity_, D_t, atol=1e-12)
+    # the shifted dissimilarities are squared Euclidean distances of the embedding
+    np.testing.assert_allclose(_sq_dist(E), D_t, atol=1e-10)
+    assert np.all(cse.eigenvalues_ >= -1e-12)
+    np.testing.assert_allclose(_centre(D), Q @ D @ Q, atol=1e-12)
+
+
+def test_no_shift_for_squared_euclidean_distances():
+    X = np.random.default_rng(3).normal(size=(30, 4))
+    cse = ConstantShiftEmbedding().fit(_sq_dist(X))
+    assert cse.shift_ == pytest.approx(0.0, abs=1e-9)
+    assert cse.n_components_ == 4
+    np.testing.assert_allclose(_sq_dist(cse.fit_transform(_sq_dist(X))), _sq_dist(X), atol=1e-9)
+    # metric="sqeuclidean" computes the same matrix from the vectors
+    np.testing.assert_allclose(
+        ConstantShiftEmbedding(metric="sqeuclidean").fit(X).shifted_dissimilarity_,
+        cse.shifted_dissimilarity_,
+        atol=1e-9,
+    )
+
+
+def test_mean_fields_of_squared_distances_are_distances_to_centroids():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(25, 3))
+    P = rng.dirichlet(np.ones(3), size=25)
+    h, mass = _mean_fields(_sq_dist(X), P)
+    centroids = (P.T @ X) / mass[:, None]
+    expected = ((X[:, None, :] - centroids[None]) ** 2).sum(-1)
+    np.testing.assert_allclose(h, expected, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pairwise_clustering_of_squared_distances_is_kmeans(seed):
+    X, _ = make_blobs(150, centers=3, cluster_std=1.2, random_state=seed)
+    pc = PairwiseClustering(3, random_state=seed).fit(_sq_dist(X))
+    km = KMeans(3, n_init=10, random_state=seed).fit(X)
+    # R of the pairwise cost = k-means inertia on the same partition
+    assert pairwise_cost(_sq_dist(X), km.labels_) == pytest.approx(km.inertia_, rel=1e-10)
+    assert pc.cost_ == pytest.approx(km.inertia_, rel=1e-9)
+    assert adjusted_rand_score(pc.labels_, km.labels_) == 1.0
+    vec = PairwiseClustering(3, metric="sqeuclidean", random_state=seed).fit(X)
+    assert adjusted_rand_score(vec.labels_, pc.labels_) == 1.0
+
+
+def test_first_split_at_the_critical_temperature():
+    X, _ = make_blobs(120, centers=2, cluster_std=1.0, random_state=5)
+    pc = PairwiseClustering(2, random_state=0).fit(_sq_dist(X))
+    Xc = X - X.mean(axis=0)
+    t_c = 2 * np.linalg.eigvalsh(Xc.T @ Xc / len(X))[-1]
+    assert pc.critical_temperature_ == pytest.approx(t_c)
+    temps = np.array(pc.path_.temperature)
+    assert pc.path_.transitions()[0][0] == temps[temps < t_c][0]
+
+
+def test_shift_changes_the_cost_by_a_constant_and_makes_it_kmeans():
+    """R(D + c(1 - I)) = R(D) + c (n - K) / 2 for every partition, and after the constant
+    shift R is the k-means cost of the embedding: pairwise clustering of D = k-means there."""
+    X, _ = make_blobs(90, centers=3, cluster_std=1.5, random_state=8)
+    L1 = np.abs(X[:, None, :] - X[None, :, :]).sum(-1)
+    D = L1**2  # squared L1 distances are not squared Euclidean ones
+    cse = ConstantShiftEmbedding()
+    E = cse.fit_transform(D)
+    assert cse.shift_ > 0
+    rng = np.random.default_rng(0)
+    for labels in [rng.integers(0, 3, 90) for _ in range(5)]:
+        k = len(np.unique(labels))
+        shifted = pairwise_cost(cse.shifted_dissimilarity_, labels)
+        assert shifted - pairwise_cost(D, labels) == pytest.approx(cse.shift_ * (90 - k) / 2)
+        centroids = np.array([E[labels == c].mean(axis=0) for c in np.unique(labels)])
+        inertia = ((E - centroids[np.searchsorted(np.unique(labels), labels)]) ** 2).sum()
+        assert shifted == pytest.approx(inertia, rel=1e-10)
+    pc = PairwiseClustering(3, random_state=0).fit(cse.shifted_dissimilarity_)
+    km = KMeans(3, n_init=10, random_state=0).fit(E)
+    assert adjusted_rand_score(pc.labels_, km.labels_) == 1.0
+    assert pc.cost_ == pytest.approx(km.inertia_, rel=1e-9)
+
+
+def test_predict_from_dissimilarities_to_training_objects():
+    X, _ = make_blobs(60, centers=2, random_state=7)
+    D = _sq_dist(X)
+    pc = PairwiseClustering(2, random_state=0).fit(D)
+    np.testing.assert_array_equal(pc.predict(D), pc.labels_)
+    proba = pc.predict_proba(D[:5])
+    assert proba.shape == (5, 2) and np.allclose(proba.sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match=r"shape \(n_new, 60\)"):
+        pc.predict(D[:, :10])
+
+
+def test_bad_dissimilarities():
+    D = _sq_dist(np.arange(4.0)[:, None])
+    with pytest.raises(ValueError, match="square"):
+        PairwiseClustering().fit(D[:3])
+    with pytest.raises(ValueError, match="Negative values"):
+        PairwiseClustering().fit(-D)
+    bad = D.copy()
+    bad[0, 0] = 1.0
+    with pytest.raises(ValueError, match="zero diagonal"):
+        PairwiseClustering().fit(bad)
+    nan = D.copy()
+    nan[0, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        PairwiseClustering().fit(nan)
+    with pytest.raises(ValueError, match="n_clusters=5 must be <= n_samples=4"):
+        PairwiseClustering(5).fit(D)
+    with pytest.raises(ValueError, match="metric must be"):
+        PairwiseClustering(metric="nope").fit(D)
+    with pytest.raises(InvalidParameterError, match="T_min"):
+        PairwiseClustering(T_min=-1.0).fit(D)
+    asym = D.copy()
+    asym[0, 1] += 0.5
+    with pytest.warns(UserWarning, match="not symmetric"):
+        a = PairwiseClustering(2, random_state=0).fit(asym)
+    sym = 0.5 * (asym + asym.T)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        b = PairwiseClustering(2, random_state=0).fit(sym)
+    assert not any("not symmetric" in str(w.message) for w in caught)
+    assert a.cost_ == pytest.approx(b.cost_)
+
+
+@parametrize_with_checks(
+    [
+        PairwiseClustering(metric="sqeuclidean", random_state=0),
+        PairwiseClustering(metric="euclidean", random_state=0),
+        ConstantShiftEmbedding(metric="sqeuclidean"),
+    ]
+)
+def test_sklearn_contract(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tiny random data can leave clusters unsplit
+        check(estimator)
