@@ -10,6 +10,10 @@ PairwiseClustering
     Normalised pairwise clustering of a dissimilarity matrix (mean-field DA).
 ConstantShiftEmbedding
     Vectors whose squared distances are the shifted dissimilarities.
+CorrelationClustering
+    Signed-similarity correlation clustering and graph partitioning.
+LeastAngleClustering
+    Cosine-similarity cost solved with the linearisation trick.
 InformationBottleneck
     Iterative IB annealed in beta, with its curve and cluster splits.
 EqualWidthMixture
@@ -20,6 +24,8 @@ Functions
 ---------
 two_centre_fixed_points
     Batched ML fixed points of two equal-weight Gaussians from many starts.
+least_angle_cost, pairwise_cost
+    Hard-partition costs of the least-angle and pairwise criteria.
 rate_distortion
     Blahut–Arimoto rate–distortion curve of a discrete source.
 gibbs_pass
@@ -44,18 +50,26 @@ from statmechlearn.cluster._pairwise import (
     PairwiseClustering,
     pairwise_cost,
 )
+from statmechlearn.cluster._quadratic import (
+    CorrelationClustering,
+    LeastAngleClustering,
+    least_angle_cost,
+)
 
 __all__ = [
     "AnnealingPath",
     "ConstantShiftEmbedding",
+    "CorrelationClustering",
     "DeterministicAnnealing",
     "EqualWidthMixture",
     "HistogramClustering",
     "InformationBottleneck",
+    "LeastAngleClustering",
     "PairwiseClustering",
     "RateDistortionCurve",
     "gibbs_fixed_point",
     "gibbs_pass",
+    "least_angle_cost",
     "pairwise_cost",
     "rate_distortion",
     "two_centre_fixed_points",

@@ -18,7 +18,6 @@ number of clusters, iterations).
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import logsumexp
 
 __all__ = [
     "AssignmentPath",
@@ -27,6 +26,7 @@ __all__ = [
     "effective_clusters",
     "geometric_schedule",
     "gibbs_assignments",
+    "run_annealing",
     "solve_fixed_point",
 ]
 
@@ -49,11 +49,18 @@ def gibbs_assignments(h, temperature, log_weights=None):
     log_z : ndarray of shape (n,)
         ``log Z_i``, the per-object log normaliser.
     """
-    logits = -h / temperature
+    logits = h * (-1.0 / temperature)
     if log_weights is not None:
-        logits = logits + log_weights
-    log_z = logsumexp(logits, axis=1)
-    return np.exp(logits - log_z[:, None]), log_z
+        logits += log_weights
+    # By hand rather than scipy.special.logsumexp, whose array-API dispatch costs more than
+    # the arithmetic at the sizes the fixed-point loop calls it with, thousands of times.
+    top = logits.max(axis=1, keepdims=True)
+    top[~np.isfinite(top)] = 0.0
+    logits -= top
+    P = np.exp(logits)
+    Z = P.sum(axis=1, keepdims=True)
+    P /= Z
+    return P, np.log(Z[:, 0]) + top[:, 0]
 
 
 def assignment_entropy(P, weights=None):
@@ -61,6 +68,32 @@ def assignment_entropy(P, weights=None):
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(P > 0, P * np.log(P), 0.0).sum(axis=1)
     return float(-(terms.sum() if weights is None else weights @ terms))
+
+
+def information_free_energy(P, energy, temperature):
+    """Variational free energy with cluster priors: ``E(P) + T sum_i sum_nu P log(P / w)``.
+
+    ``w_nu`` is the mean of column ``nu``. The entropy term is ``n`` times the
+    mutual information between object and cluster, so coincident copies of a
+    cluster add nothing: the stationary points of this functional are the
+    Gibbs assignments ``P ∝ w exp(-h / T)`` with ``h = dE/dP``, which is what
+    :func:`solve_fixed_point` iterates.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, K)
+    energy : float
+        ``E(P)``, the expected cost under the factorised distribution.
+    temperature : float
+
+    Returns
+    -------
+    float
+    """
+    w = P.mean(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(P > 0, P * (np.log(P) - np.log(w)), 0.0)
+    return float(energy + temperature * terms.sum())
 
 
 def effective_clusters(P, atol=1e-3):
@@ -99,21 +132,27 @@ def geometric_schedule(t_start, t_end, cooling):
     return np.append(temps[temps > t_end], t_end)
 
 
-def solve_fixed_point(fn, P, temperature, *, damping=0.0, max_iter=500, tol=1e-8):
+def solve_fixed_point(fn, P, temperature, *, damping=0.0, max_iter=500, tol=1e-8, sweep=None):
     """Iterate ``P <- (1 - d) Gibbs(field(P)) + d P`` until ``max |Delta P| < tol``.
 
     Parameters
     ----------
     fn : callable
         ``fn(P) -> (h, log_w)`` with ``log_w`` None or of shape (K,).
+        Unused when ``sweep`` is given.
     P : ndarray of shape (n, K)
         Start.
     temperature : float
     damping : float, default=0.0
         Weight ``d`` of the old assignments (synchronous mean-field updates
-        of quadratic costs can oscillate without it).
+        of quadratic costs can oscillate without it; frustrated couplings
+        want an asynchronous ``sweep`` instead).
     max_iter : int, default=500
     tol : float, default=1e-8
+    sweep : callable, optional
+        ``sweep(P, T) -> (P_new, change)``, one update of all objects that
+        replaces the synchronous Gibbs step (e.g. the asynchronous sweep of
+        :mod:`statmechlearn.cluster._mean_field`); no damping is applied.
 
     Returns
     -------
@@ -125,6 +164,11 @@ def solve_fixed_point(fn, P, temperature, *, damping=0.0, max_iter=500, tol=1e-8
     """
     change = np.inf
     for it in range(1, max_iter + 1):
+        if sweep is not None:
+            P, change = sweep(P, temperature)
+            if change < tol:
+                return P, it, True, change
+            continue
         h, log_w = fn(P)
         new, _ = gibbs_assignments(h, temperature, log_w)
         if damping:
@@ -138,15 +182,17 @@ def solve_fixed_point(fn, P, temperature, *, damping=0.0, max_iter=500, tol=1e-8
 
 def _column_gap(P, a, b):
     """Max-norm distance of the normalised columns ``a`` and ``b``, relative to their scale."""
-    ca, cb = P[:, a] / P[:, a].sum(), P[:, b] / P[:, b].sum()
+    ca = P[:, a] / max(P[:, a].sum(), 1e-300)
+    cb = P[:, b] / max(P[:, b].sum(), 1e-300)
     return float(np.max(np.abs(ca - cb)) / max(ca.max(), cb.max()))
 
 
 def _merge_coincident(P, atol):
-    """Sum columns whose normalised versions agree within ``atol`` (a split that closed again)."""
+    """Sum columns whose normalised versions agree within ``atol`` (a split that closed again)
+    and drop clusters whose mass has vanished (below ``1e-9`` objects)."""
     keep = []
     for k in range(P.shape[1]):
-        if P[:, k].sum() <= 0:
+        if P[:, k].sum() <= 1e-9:
             continue
         for j in keep:
             if _column_gap(P, j, k) <= atol:
@@ -154,7 +200,20 @@ def _merge_coincident(P, atol):
                 break
         else:
             keep.append(k)
-    return P[:, keep]
+    P = P[:, keep]
+    return P / P.sum(axis=1, keepdims=True)
+
+
+# Iterations of the first look at a split attempt.
+_PROBE = 200
+
+
+def _separating(Q, k, gap0, min_mass):
+    """The two copies (columns ``k`` and last) have moved apart and both still hold objects."""
+    return (
+        _column_gap(Q, k, Q.shape[1] - 1) > 2.0 * gap0
+        and min(Q[:, k].sum(), Q[:, -1].sum()) > min_mass
+    )
 
 
 def _split(P, k, rng, size):
@@ -216,6 +275,7 @@ def anneal(
     tol=1e-8,
     merge_tol=1e-5,
     callback=None,
+    sweep=None,
 ):
     """Deterministic annealing of a Gibbs assignment with cluster splitting (Rose's scheme).
 
@@ -224,8 +284,9 @@ def anneal(
     then, while fewer than ``n_clusters`` exist, try to split each cluster
     in two (its column shared unevenly between two copies, relative
     perturbation ``noise``) and solve again; a split is real when the
-    copies' gap grows instead of closing. Of the real splits the one of
-    lowest ``objective`` is kept, and the search repeats. So a cluster
+    copies' gap grows instead of closing, both keep a share of the objects
+    (at least ``1e-6 n_samples``) and ``objective`` goes down. Of the real
+    splits the one of lowest ``objective`` is kept, and the search repeats. So a cluster
     splits at its own critical temperature, wherever the spare copies are.
 
     Parameters
@@ -251,6 +312,8 @@ def anneal(
     callback : callable, optional
         ``callback(k, T, P)`` after temperature number ``k``; a long run can
         report progress or checkpoint from it.
+    sweep : callable, optional
+        Replaces the synchronous Gibbs step, see :func:`solve_fixed_point`.
 
     Returns
     -------
@@ -260,23 +323,37 @@ def anneal(
     """
     path = AssignmentPath()
     P = np.ones((n_samples, 1))
+    min_mass = 1e-6 * n_samples
 
     def solve(Q, T):
-        return solve_fixed_point(fn, Q, T, damping=damping, max_iter=max_iter, tol=tol)
+        return solve_fixed_point(
+            fn, Q, T, damping=damping, max_iter=max_iter, tol=tol, sweep=sweep
+        )
 
     for step, T in enumerate(temperatures):
         P, n_iter, converged, _ = solve(P, T)
         P = _merge_coincident(P, merge_tol)
         while P.shape[1] < n_clusters:
+            current = objective(P, T)
             best = None
             for k in range(P.shape[1]):
                 Q = _split(P, k, rng, noise)
                 gap0 = _column_gap(Q, k, Q.shape[1] - 1)
-                Q, it, conv, _ = solve(Q, T)
+                # A short probe first: most attempts close again (or one copy empties) at once.
+                Q, it, conv, _ = solve_fixed_point(
+                    fn, Q, T, damping=damping, max_iter=min(max_iter, _PROBE), tol=tol, sweep=sweep
+                )
                 n_iter += it
-                if _column_gap(Q, k, Q.shape[1] - 1) > 2.0 * gap0:
+                if not _separating(Q, k, gap0, min_mass):
+                    continue
+                if not conv:
+                    Q, it, conv, _ = solve(Q, T)
+                    n_iter += it
+                # A real split: the copies move apart, both keep objects, and F goes down. (With
+                # attractive couplings one copy can instead take everything from the other.)
+                if _separating(Q, k, gap0, min_mass):
                     value = objective(Q, T)
-                    if best is None or value < best[0]:
+                    if value < current - 1e-12 * abs(current) and (best is None or value < best[0]):
                         best = (value, Q, conv)
             if best is None:
                 break
@@ -288,4 +365,54 @@ def anneal(
         path.converged.append(converged)
         if callback is not None:
             callback(step, T, P)
+    return P, path
+
+
+def run_annealing(
+    name, fn, objective, n_samples, n_clusters, temperatures, *, rng, warn_fewer=True, **kwargs
+):
+    """:func:`anneal`, then the warnings every estimator owes its user.
+
+    Warns (``ConvergenceWarning``) when fewer than ``n_clusters`` clusters
+    separated by the last temperature (unless ``warn_fewer`` is False: costs
+    that choose their own number of clusters), or when the fixed point was
+    not reached at the last temperature.
+
+    Parameters
+    ----------
+    name : str
+        Estimator name for the messages.
+    fn, objective, n_samples, n_clusters, temperatures, rng, **kwargs
+        As in :func:`anneal`.
+    warn_fewer : bool, default=True
+
+    Returns
+    -------
+    P : ndarray of shape (n_samples, n_found)
+    path : AssignmentPath
+    """
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    P, path = anneal(fn, objective, n_samples, n_clusters, temperatures, rng=rng, **kwargs)
+    if warn_fewer and P.shape[1] < n_clusters:
+        warnings.warn(
+            f"{name}: only {P.shape[1]} of n_clusters={n_clusters} clusters separated by the "
+            f"last temperature T={temperatures[-1]:g}: T_min is above the next split, or the "
+            "cost does not reward more clusters",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    # Near a critical temperature the iteration slows down (its rate tends to one), and an
+    # annealing path may lag there without harm; only the returned solution must be a fixed
+    # point. Per-temperature convergence is in path.converged.
+    if not path.converged[-1]:
+        warnings.warn(
+            f"{name}: the fixed point at the last temperature T={temperatures[-1]:g} was not "
+            f"reached in max_iter={kwargs.get('max_iter', 500)} iterations; raise max_iter "
+            "(or damping for mean-field costs)",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     return P, path

@@ -21,7 +21,6 @@ from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import (
     PAIRWISE_DISTANCE_FUNCTIONS,
     euclidean_distances,
@@ -30,7 +29,12 @@ from sklearn.metrics.pairwise import (
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from statmechlearn.cluster._maxent import anneal, geometric_schedule, gibbs_assignments
+from statmechlearn.cluster._maxent import (
+    geometric_schedule,
+    gibbs_assignments,
+    information_free_energy,
+    run_annealing,
+)
 
 __all__ = ["ConstantShiftEmbedding", "PairwiseClustering", "check_dissimilarity", "pairwise_cost"]
 
@@ -192,7 +196,7 @@ class ConstantShiftEmbedding(TransformerMixin, BaseEstimator):
         # Eigenvectors of S~ = S^c - lam_min I are those of S^c; eigenvalues shift.
         lam = (lam - lam_min)[::-1]
         V = V[:, ::-1]
-        self.shift_ = -2.0 * lam_min
+        self.shift_ = -2.0 * lam_min + 0.0  # + 0.0: no negative zero
         n = D.shape[0]
         self.shifted_dissimilarity_ = D + self.shift_ * (1.0 - np.eye(n))
         keep = lam > 1e-10 * max(lam[0], _TINY)
@@ -368,10 +372,13 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             return h, np.log(mass / n)
 
         def free_energy(P, T):
-            h, log_w = field(P)
-            return float(-T * gibbs_assignments(h, T, log_w)[1].sum())
+            # The expected cost is not sum P h for a quadratic cost: evaluate it directly.
+            mass = P.sum(axis=0)
+            energy = 0.5 * float(np.sum(np.einsum("ik,ik->k", P, D @ P) / mass))
+            return information_free_energy(P, energy, T)
 
-        P, path = anneal(
+        P, path = run_annealing(
+            "PairwiseClustering",
             field,
             free_energy,
             n,
@@ -383,21 +390,6 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
         )
-        if P.shape[1] < self.n_clusters:
-            warnings.warn(
-                f"PairwiseClustering: only {P.shape[1]} of n_clusters={self.n_clusters} "
-                f"clusters separated above T_min={T_min:g}",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        if not all(path.converged):
-            warnings.warn(
-                f"PairwiseClustering: the mean-field iteration did not converge at "
-                f"{path.converged.count(False)} of {len(path.converged)} temperatures "
-                f"(max_iter={self.max_iter}); raise max_iter or damping",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
         self.assignments_ = P
         self.labels_ = np.argmax(P, axis=1)
         self.cost_ = pairwise_cost(D, self.labels_)

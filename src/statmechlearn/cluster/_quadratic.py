@@ -1,0 +1,445 @@
+"""Clustering costs quadratic in the assignments (notes §3.4, §5.2), by mean-field annealing.
+
+* :class:`LeastAngleClustering` — cosine-similarity cost
+  ``R = -(1/(2n)) sum_nu |sum_i M[i,nu] e_i|^2 + 1`` of unit vectors
+  ``e_i``. The linearisation (Hubbard–Stratonovich) trick of §3.4
+  introduces one auxiliary field ``y_nu`` per cluster; at the saddle point
+  ``y_nu = (1/n) sum_i e_i P[i,nu]`` and ``P[i,nu] ∝ exp(beta e_i . y_nu)``,
+  so the objects decouple given the fields.
+* :class:`CorrelationClustering` — signed similarities ``S``: the
+  correlation-clustering cost ``-sum_nu sum_{i<j in nu} S_ij`` (inter-cluster
+  terms turned into intra-cluster ones, §5.2), its shifted form with
+  ``S_ij - threshold``, and graph partitioning of dissimilarities ``D``,
+  un-normalised ``sum_nu sum_{i<j in nu} D_ij`` or normalised by cluster size
+  (the pairwise-clustering cost). All are quadratic in the assignments; the
+  mean fields ``h[i,nu] = dE/dP[i,nu]`` are one matrix product per sweep.
+
+Both run on the shared annealing engine (:mod:`statmechlearn.cluster._maxent`):
+clusters split as they become unstable, the number found can be smaller
+than ``n_clusters`` where the cost does not reward more (correlation
+clustering chooses its own number of clusters).
+"""
+
+import numbers
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from statmechlearn.cluster._maxent import (
+    geometric_schedule,
+    information_free_energy,
+    run_annealing,
+)
+from statmechlearn.cluster._mean_field import async_sweep
+from statmechlearn.cluster._pairwise import _mean_fields, check_dissimilarity
+
+__all__ = ["CorrelationClustering", "LeastAngleClustering", "least_angle_cost"]
+
+_TINY = 1e-300
+
+
+def _unit_rows(X):
+    """Rows scaled to unit length; zero rows, which have no direction, stay zero (as in
+    :func:`sklearn.preprocessing.normalize`): they add nothing to the cost or the fields."""
+    norms = np.linalg.norm(X, axis=1)
+    return X / np.where(norms > 0, norms, 1.0)[:, None]
+
+
+class LeastAngleClustering(ClusterMixin, BaseEstimator):
+    """Clustering of directions by the cosine-similarity cost and the linearisation trick.
+
+    Minimises ``R = -(1/n) sum_nu sum_{i<=j} M[i,nu] M[j,nu] cos(phi_ij)``
+    (notes §3.4) over partitions of the normalised rows ``e_i = x_i / |x_i|``.
+    At inverse temperature ``beta = 1/T`` the auxiliary fields
+    ``y_nu = (1/n) sum_i e_i P[i,nu]`` decouple the objects,
+    ``P[i,nu] ∝ p_nu exp(e_i . y_nu / T)``; ``T`` is lowered geometrically
+    and clusters split when unstable. The cost weights clusters by their
+    squared size (the notes warn it favours large clusters): it is the
+    demonstration of the linearisation trick more than a method of choice.
+
+    Zero rows have no direction: they stay zero, contribute nothing, and are
+    labelled by the cluster priors alone (the largest cluster).
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+    T_min : float, default=1e-4
+    cooling : float, default=0.9
+    max_iter : int, default=1000
+    tol : float, default=1e-8
+    noise : float, default=1e-3
+        Relative size of the split perturbation (> 0).
+    random_state : int, Generator or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    cluster_directions_ : ndarray of shape (n_found, n_features)
+        The auxiliary fields ``y_nu`` (mean unit vector times cluster share).
+    assignments_ : ndarray of shape (n_samples, n_found)
+    cost_ : float
+        ``R`` of ``labels_``.
+    path_ : AssignmentPath
+    n_iter_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.cluster import LeastAngleClustering
+    >>> X = np.array([[1, 0.1], [2, 0.1], [-1, 0.1], [-3, -0.2]])  # opposite directions
+    >>> LeastAngleClustering(random_state=0).fit(X).labels_.tolist() in ([0, 0, 1, 1], [1, 1, 0, 0])
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "T_min": [Interval(numbers.Real, 0, None, closed="neither")],
+        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "noise": [Interval(numbers.Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters=2,
+        *,
+        T_min=1e-4,
+        cooling=0.9,
+        max_iter=1000,
+        tol=1e-8,
+        noise=1e-3,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.T_min = T_min
+        self.cooling = cooling
+        self.max_iter = max_iter
+        self.tol = tol
+        self.noise = noise
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Cluster the directions of the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=float)
+        E = _unit_rows(X)
+        n = E.shape[0]
+        if self.n_clusters > n:
+            raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
+        rng = check_random_state(self.random_state)
+
+        def fields(P):
+            Y = P.T @ E / n
+            return -E @ Y.T, np.log(np.maximum(P.mean(axis=0), _TINY))
+
+        def free_energy(P, T):
+            Y = P.T @ E / n
+            return information_free_energy(P, -0.5 * n * float(np.sum(Y * Y)), T)
+
+        # The one-cluster solution splits at T_c = lambda_max of (1/n) sum e e^T minus the
+        # mean direction's share; start above the largest eigenvalue.
+        scale = float(np.linalg.eigvalsh(E.T @ E / n)[-1])
+        temps = geometric_schedule(2.0 * scale, self.T_min, self.cooling)
+        P, path = run_annealing(
+            "LeastAngleClustering",
+            fields,
+            free_energy,
+            n,
+            self.n_clusters,
+            temps,
+            rng=rng,
+            noise=self.noise,
+            max_iter=self.max_iter,
+            tol=self.tol,
+        )
+        self.assignments_ = P
+        self.labels_ = np.argmax(P, axis=1)
+        self.cluster_directions_ = P.T @ E / n
+        self.cost_ = least_angle_cost(E, self.labels_)
+        self.path_ = path
+        self.n_iter_ = int(sum(path.n_iter))
+        return self
+
+    def predict(self, X):
+        """Cluster whose field ``y_nu`` has the largest projection on each direction.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        E = _unit_rows(validate_data(self, X, dtype=float, reset=False))
+        # Ties (zero rows) go to the largest cluster, as in fit.
+        score = E @ self.cluster_directions_.T + 1e-12 * self.assignments_.mean(axis=0)
+        return np.argmax(score, axis=1)
+
+
+def least_angle_cost(E, labels):
+    """``R = -(1/(2n)) sum_nu |sum_{i in nu} e_i|^2 + 1`` of a hard partition of unit vectors.
+
+    Parameters
+    ----------
+    E : ndarray of shape (n, d)
+        Unit vectors.
+    labels : ndarray of shape (n,)
+
+    Returns
+    -------
+    float
+    """
+    n = E.shape[0]
+    total = sum(float(np.sum(E[labels == k].sum(axis=0) ** 2)) for k in np.unique(labels))
+    return -total / (2.0 * n) + 1.0
+
+
+_COSTS = (
+    "correlation",
+    "shifted_correlation",
+    "graph_partitioning",
+    "normalized_graph_partitioning",
+)
+
+
+def _check_similarity(S):
+    S = np.asarray(S, dtype=float)
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise ValueError(f"S must be a square (n, n) similarity matrix, got {S.shape}")
+    if not np.all(np.isfinite(S)):
+        raise ValueError("S must be finite (no NaN or inf)")
+    if not np.allclose(S, S.T, rtol=0, atol=1e-8 * max(1.0, float(np.abs(S).max()))):
+        raise ValueError(
+            "S must be symmetric: a similarity of i to j is the similarity of j to i "
+            "(symmetrise it first, e.g. (S + S.T) / 2)"
+        )
+    S = S.copy()
+    np.fill_diagonal(S, 0.0)  # self-similarity does not enter the cost
+    return S
+
+
+class CorrelationClustering(ClusterMixin, BaseEstimator):
+    """Correlation clustering and graph partitioning by mean-field annealing (notes §5.2).
+
+    Costs (``E`` is their mean-field expectation, ``h = dE/dP`` the fields):
+
+    ``"correlation"``
+        Signed similarities ``S``: ``R = -sum_nu sum_{i<j in nu} S_ij``
+        (equivalent to rewarding agreement within and disagreement between
+        clusters, up to a constant). The number of clusters follows from the
+        signs; ``n_clusters`` is an upper bound.
+    ``"shifted_correlation"``
+        The same with ``S_ij - threshold``: continuous similarities counted
+        relative to a threshold.
+    ``"graph_partitioning"``
+        Dissimilarities ``D``: ``R = sum_nu sum_{i<j in nu} D_ij`` (the cut of
+        the complement graph); favours clusters of equal size.
+    ``"normalized_graph_partitioning"``
+        ``R = sum_nu (1/n_nu) sum_{i<j in nu} D_ij``: the normalisation
+        removes the bias towards balanced (or, for similarities, very large)
+        clusters; this is the cost of :class:`PairwiseClustering`.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Number of clusters for graph partitioning (at most ``n_samples``); an
+        upper bound for the correlation costs, which find their own number
+        (capped at ``n_samples``).
+    cost : {"correlation", "shifted_correlation", "graph_partitioning", \
+            "normalized_graph_partitioning"}, default="correlation"
+    threshold : float, default=0.0
+        Shift of ``"shifted_correlation"``.
+    T_min : float or "auto", default="auto"
+        ``1e-4`` times the largest eigenvalue of the coupling matrix.
+    cooling : float, default=0.9
+    damping : float, default=0.5
+        Weight of the old assignments in each synchronous mean-field sweep
+        (quadratic costs oscillate without it).
+    max_iter : int, default=2000
+    tol : float, default=1e-7
+    noise : float, default=1e-3
+    random_state : int, Generator or None, default=None
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    assignments_ : ndarray of shape (n_samples, n_found)
+    n_clusters_ : int
+        Clusters found.
+    cost_ : float
+        The chosen cost of ``labels_``.
+    path_ : AssignmentPath
+    n_iter_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.cluster import CorrelationClustering
+    >>> S = -np.ones((4, 4)); S[:2, :2] = S[2:, 2:] = 1
+    >>> cc = CorrelationClustering(random_state=0).fit(S)
+    >>> cc.n_clusters_, cc.labels_[0] == cc.labels_[1] != cc.labels_[2] == cc.labels_[3]
+    (2, np.True_)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
+        "cost": [StrOptions(set(_COSTS))],
+        "threshold": [Interval(numbers.Real, None, None, closed="neither")],
+        "T_min": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "damping": [Interval(numbers.Real, 0, 1, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "noise": [Interval(numbers.Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        cost="correlation",
+        threshold=0.0,
+        T_min="auto",
+        cooling=0.9,
+        damping=0.5,
+        max_iter=2000,
+        tol=1e-7,
+        noise=1e-3,
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.cost = cost
+        self.threshold = threshold
+        self.T_min = T_min
+        self.cooling = cooling
+        self.damping = damping
+        self.max_iter = max_iter
+        self.tol = tol
+        self.noise = noise
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True
+        return tags
+
+    def _couplings(self, X):
+        """``J`` with ``R = -(1/2) sum_nu P_nu^T J P_nu`` (correlation / un-normalised costs)."""
+        if self.cost in ("correlation", "shifted_correlation"):
+            S = _check_similarity(X)
+            if self.cost == "shifted_correlation":
+                S = S - self.threshold
+                np.fill_diagonal(S, 0.0)
+            return S
+        return -check_dissimilarity(X, "X")
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Cluster the objects of a similarity (correlation costs) or dissimilarity matrix.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_samples)
+            Symmetric signed similarities for the correlation costs;
+            dissimilarities (non-negative, zero diagonal) for graph
+            partitioning.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=float, ensure_min_samples=2)
+        J = self._couplings(X)
+        n = J.shape[0]
+        partitioning = self.cost in ("graph_partitioning", "normalized_graph_partitioning")
+        if partitioning and self.n_clusters > n:
+            raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
+        n_clusters = min(self.n_clusters, n)  # an upper bound for the correlation costs
+        rng = check_random_state(self.random_state)
+        normalized = self.cost == "normalized_graph_partitioning"
+
+        def fields(P):
+            if normalized:
+                h, mass = _mean_fields(-J, P)
+            else:
+                h, mass = -(J @ P), P.sum(axis=0)
+            return h, np.log(np.maximum(mass, _TINY) / n)
+
+        def energy(P):
+            JP = J @ P
+            quad = np.einsum("ik,ik->k", P, JP)
+            if normalized:
+                return float(-0.5 * np.sum(quad / np.maximum(P.sum(axis=0), _TINY)))
+            return float(-0.5 * np.sum(quad))
+
+        scale = float(np.max(np.abs(np.linalg.eigvalsh(J))))
+        if normalized:
+            scale /= n
+        scale = max(scale, _TINY)
+        T_min = 1e-4 * scale if self.T_min == "auto" else float(self.T_min)
+        temps = geometric_schedule(max(2.0 * scale, 2.0 * T_min), T_min, self.cooling)
+        P, path = run_annealing(
+            "CorrelationClustering",
+            fields,
+            lambda P, T: information_free_energy(P, energy(P), T),
+            n,
+            n_clusters,
+            temps,
+            rng=rng,
+            noise=self.noise,
+            damping=self.damping,
+            max_iter=self.max_iter,
+            tol=self.tol,
+            warn_fewer=partitioning,
+            # Signed or repulsive couplings make synchronous updates oscillate; asynchronous
+            # sweeps lower the free energy at every step.
+            sweep=None if normalized else (lambda P, T: async_sweep(J, P, T)),
+            # Un-normalised quadratic costs are not invariant under duplicating a cluster: two
+            # coincident copies halve its internal pairs, which lowers a net-repulsive cost. Such
+            # copies are a state of their own (they separate on cooling), not a split to undo.
+            merge_tol=1e-5 if normalized else 0.0,
+        )
+        self.assignments_ = P
+        self.labels_ = np.argmax(P, axis=1)
+        self.n_clusters_ = int(np.unique(self.labels_).size)
+        hard = np.eye(P.shape[1])[self.labels_]
+        self.cost_ = energy(hard)
+        self.path_ = path
+        self.n_iter_ = int(sum(path.n_iter))
+        return self
+
+    def fit_predict(self, X, y=None):
+        """Fit and return ``labels_`` (objects are only defined by their relations).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_samples)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.fit(X).labels_

@@ -1,0 +1,19 @@
+"""The Examples sections of the maximum-entropy clusterers run as written."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "statmechlearn.cluster._distributional",
+    "statmechlearn.cluster._pairwise",
+    "statmechlearn.cluster._quadratic",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
