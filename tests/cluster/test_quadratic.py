@@ -1,4 +1,4 @@
-"""Costs quadratic in the assignments: least-angle and correlation clustering, graph partitioning."""
+"""Costs quadratic in the assignments: least-angle, correlation clustering, graph partitioning."""
 
 import warnings
 

@@ -326,9 +326,7 @@ def anneal(
     min_mass = 1e-6 * n_samples
 
     def solve(Q, T):
-        return solve_fixed_point(
-            fn, Q, T, damping=damping, max_iter=max_iter, tol=tol, sweep=sweep
-        )
+        return solve_fixed_point(fn, Q, T, damping=damping, max_iter=max_iter, tol=tol, sweep=sweep)
 
     for step, T in enumerate(temperatures):
         P, n_iter, converged, _ = solve(P, T)
