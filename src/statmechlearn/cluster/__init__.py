@@ -14,6 +14,8 @@ CorrelationClustering
     Signed-similarity correlation clustering and graph partitioning.
 LeastAngleClustering
     Cosine-similarity cost solved with the linearisation trick.
+TopologicalVQ
+    Soft topographic vector quantisation (a SOM as a noisy-channel code).
 InformationBottleneck
     Iterative IB annealed in beta, with its curve and cluster splits.
 EqualWidthMixture
@@ -55,6 +57,11 @@ from statmechlearn.cluster._quadratic import (
     LeastAngleClustering,
     least_angle_cost,
 )
+from statmechlearn.cluster._topographic import (
+    TopologicalVQ,
+    grid_transmission,
+    topographic_critical_temperature,
+)
 
 __all__ = [
     "AnnealingPath",
@@ -67,10 +74,13 @@ __all__ = [
     "LeastAngleClustering",
     "PairwiseClustering",
     "RateDistortionCurve",
+    "TopologicalVQ",
     "gibbs_fixed_point",
     "gibbs_pass",
+    "grid_transmission",
     "least_angle_cost",
     "pairwise_cost",
     "rate_distortion",
+    "topographic_critical_temperature",
     "two_centre_fixed_points",
 ]

@@ -1,0 +1,377 @@
+"""Soft topographic vector quantisation: the self-organising map as a noisy-channel code (§3.5).
+
+The cost ``R = sum_i sum_nu T[c(i), nu] |x_i - y_nu|^2`` charges an object
+sent as index ``c(i)`` for every index ``nu`` the channel may turn it into,
+``T[r, nu]`` being the probability that ``r`` is received as ``nu``. With a
+neighbourhood kernel on a 1-D or 2-D grid the codebook becomes a map whose
+neighbours hold similar vectors (Kohonen's map, Luttrell's and Graepel,
+Burger & Obermayer's derivation). The cost is linear in the assignments, so
+its Gibbs distribution factorises: ``P[i, r] ∝ exp(-h[i, r] / T)`` with
+``h = D T^T``, ``D[i, nu] = |x_i - y_nu|^2``, and the centroids are
+``y_nu = sum_i (P T)[i, nu] x_i / sum_i (P T)[i, nu]``. Deterministic
+annealing over ``T`` unfolds the map at the critical temperature
+``T_c = 2 lambda_max(C) mu_max(M)`` (``C`` the data covariance, ``M`` the
+linearised neighbourhood operator, see :func:`topographic_critical_temperature`).
+"""
+
+import numbers
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+
+from statmechlearn.cluster._maxent import (
+    AssignmentPath,
+    assignment_entropy,
+    geometric_schedule,
+    gibbs_assignments,
+    solve_fixed_point,
+)
+
+__all__ = ["TopologicalVQ", "grid_transmission", "topographic_critical_temperature"]
+
+_TINY = 1e-300
+
+
+def _grid(grid_shape):
+    shape = (grid_shape,) if isinstance(grid_shape, numbers.Integral) else tuple(grid_shape)
+    if not 1 <= len(shape) <= 2 or any(int(s) < 1 for s in shape):
+        raise ValueError(
+            f"grid_shape must be a positive int or a tuple of one or two positive ints, "
+            f"got {grid_shape!r}"
+        )
+    axes = np.meshgrid(*[np.arange(int(s), dtype=float) for s in shape], indexing="ij")
+    return np.column_stack([a.ravel() for a in axes])
+
+
+def grid_transmission(grid, sigma):
+    """Channel matrix of a Gaussian neighbourhood on a grid.
+
+    ``T[r, nu] ∝ exp(-|g_r - g_nu|^2 / (2 sigma^2))``, each row normalised:
+    the probability that index ``r`` is received as ``nu``.
+
+    Parameters
+    ----------
+    grid : ndarray of shape (K, 1 or 2)
+        Grid coordinates of the units.
+    sigma : float
+        Neighbourhood width in grid units, ``>= 0``; ``0`` is the noiseless
+        channel (``T = I``, plain clustering).
+
+    Returns
+    -------
+    ndarray of shape (K, K)
+    """
+    if not sigma >= 0:
+        raise ValueError(f"sigma must be >= 0, got {sigma}")
+    K = grid.shape[0]
+    if sigma == 0:
+        return np.eye(K)
+    d2 = ((grid[:, None, :] - grid[None, :, :]) ** 2).sum(-1)
+    T = np.exp(-d2 / (2.0 * sigma**2))
+    return T / T.sum(axis=1, keepdims=True)
+
+
+def topographic_critical_temperature(X, transmission):
+    """Temperature at which the collapsed codebook (all ``y_nu`` at the mean) becomes unstable.
+
+    Linearising the fixed point about ``y_nu = mean(X)`` gives
+    ``delta = (2/T) C delta M^T`` with
+    ``M = diag(1/c) T^T (I - 1 1^T / K) T``, ``c_nu = sum_r T[r, nu]``:
+    the collapse is stable while ``T > T_c = 2 lambda_max(C) mu_max(M)``, and
+    the map first unfolds along the leading principal axis.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    transmission : ndarray of shape (K, K)
+
+    Returns
+    -------
+    float
+    """
+    X = np.asarray(X, dtype=float)
+    Xc = X - X.mean(axis=0)
+    lam = float(np.linalg.eigvalsh(Xc.T @ Xc / X.shape[0])[-1])
+    T = np.asarray(transmission, dtype=float)
+    K = T.shape[0]
+    if K == 1:
+        return 0.0
+    M = (T.T @ (np.eye(K) - 1.0 / K) @ T) / T.sum(axis=0)[:, None]
+    mu = float(np.max(np.real(np.linalg.eigvals(M))))
+    return 2.0 * lam * mu
+
+
+class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
+    """Soft topographic vector quantisation (a self-organising map) by deterministic annealing.
+
+    Minimises ``sum_i sum_nu T[c(i), nu] |x_i - y_nu|^2`` (notes §3.5): the
+    quantisation error plus the confusion of a noisy channel whose
+    transmission matrix ``T`` is a Gaussian neighbourhood of width
+    ``sigma`` on a 1-D or 2-D grid of ``K`` units. The units never split or
+    merge (the grid is fixed); above :attr:`critical_temperature_` they sit
+    together at the mean, below it the map unfolds. At each temperature the
+    assignments and codebook are iterated to their fixed point (batch
+    updates, one ``(n x K) @ (K x K)`` product and one distance matrix per
+    iteration).
+
+    Parameters
+    ----------
+    grid_shape : int or tuple of int, default=(5, 5)
+        ``K`` units on a chain (int or 1-tuple) or a rectangle (2-tuple).
+    sigma : float, default=1.0
+        Neighbourhood width in grid units (``>= 0``; 0 is plain DA k-means
+        with a fixed number of units).
+    T_min : float or "auto", default="auto"
+        Last temperature; "auto" is ``1e-3`` times the largest variance of
+        the data.
+    cooling : float, default=0.9
+        Ratio of successive temperatures, in (0, 1).
+    max_iter : int, default=500
+        Fixed-point iterations per temperature.
+    tol : float, default=1e-7
+        On ``max |Delta P|``.
+    noise : float, default=1e-3
+        Relative perturbation of the assignments at each temperature, which
+        lets the map leave the collapsed state once it is unstable (> 0).
+    random_state : int, Generator or None, default=None
+
+    Attributes
+    ----------
+    cluster_centers_ : ndarray of shape (K, n_features)
+        Codebook ``y_nu``, in grid order.
+    grid_ : ndarray of shape (K, 1 or 2)
+        Grid coordinates of the units.
+    transmission_ : ndarray of shape (K, K)
+        ``T``.
+    labels_ : ndarray of shape (n_samples,)
+        Index of least expected cost ``h[i, r]`` (the sent index).
+    assignments_ : ndarray of shape (n_samples, K)
+        Soft assignments at the last temperature.
+    critical_temperature_ : float
+        ``T_c`` of the unfolding.
+    path_ : AssignmentPath
+        Per temperature: free energy ``E - T H``, number of distinct
+        codebook vectors, iterations, convergence.
+    n_iter_ : int
+
+    See Also
+    --------
+    minisom.MiniSom : on-line SOM with a shrinking neighbourhood (the usual peer).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.cluster import TopologicalVQ
+    >>> X = np.linspace(0, 1, 200)[:, None] * [1.0, 0.5]
+    >>> som = TopologicalVQ(grid_shape=5, sigma=0.5, random_state=0).fit(X)
+    >>> c = som.cluster_centers_[:, 0]
+    >>> bool(np.all(np.diff(c) > 0) or np.all(np.diff(c) < 0))  # ordered along the chain
+    True
+    >>> som.topographic_error(X)
+    0.0
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "grid_shape": [Interval(numbers.Integral, 1, None, closed="left"), tuple],
+        "sigma": [Interval(numbers.Real, 0, None, closed="left")],
+        "T_min": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "noise": [Interval(numbers.Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        grid_shape=(5, 5),
+        *,
+        sigma=1.0,
+        T_min="auto",
+        cooling=0.9,
+        max_iter=500,
+        tol=1e-7,
+        noise=1e-3,
+        random_state=None,
+    ):
+        self.grid_shape = grid_shape
+        self.sigma = sigma
+        self.T_min = T_min
+        self.cooling = cooling
+        self.max_iter = max_iter
+        self.tol = tol
+        self.noise = noise
+        self.random_state = random_state
+
+    def _costs(self, X, Y):
+        D = (X * X).sum(axis=1)[:, None] - 2.0 * X @ Y.T + (Y * Y).sum(axis=1)[None, :]
+        return np.maximum(D, 0.0)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Anneal the map on ``X``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=float, ensure_min_samples=2)
+        grid = _grid(self.grid_shape)
+        K, n = grid.shape[0], X.shape[0]
+        if K > n:
+            raise ValueError(f"grid_shape={self.grid_shape!r} has K={K} units > n_samples={n}")
+        Tm = grid_transmission(grid, float(self.sigma))
+        rng = check_random_state(self.random_state)
+        Xc = X - X.mean(axis=0)
+        scale = float(np.linalg.eigvalsh(Xc.T @ Xc / n)[-1])
+        t_c = topographic_critical_temperature(X, Tm)
+        T_min = 1e-3 * max(scale, _TINY) if self.T_min == "auto" else float(self.T_min)
+        T_start = max(2.0 * t_c, 2.0 * T_min, _TINY)
+        temps = geometric_schedule(T_start, min(T_min, T_start), self.cooling)
+
+        def centres(P):
+            W = P @ Tm
+            return (W.T @ X) / np.maximum(W.sum(axis=0), _TINY)[:, None]
+
+        def fields(P):
+            return self._costs(X, centres(P)) @ Tm.T, None
+
+        path = AssignmentPath()
+        P = np.full((n, K), 1.0 / K)
+        spread = 1e-3 * np.sqrt(max(scale, _TINY))
+        converged = True
+        for T in temps:
+            P = P * np.exp(self.noise * rng.standard_normal(P.shape))
+            P /= P.sum(axis=1, keepdims=True)
+            P, it, converged, _ = solve_fixed_point(
+                fields, P, T, max_iter=self.max_iter, tol=self.tol
+            )
+            h, _ = fields(P)
+            Y = centres(P)
+            energy = float(np.sum(P * h))
+            path.temperature.append(float(T))
+            path.free_energy.append(energy - T * assignment_entropy(P))
+            path.n_effective.append(_distinct_rows(Y, spread))
+            path.n_iter.append(it)
+            path.converged.append(converged)
+        if not converged:
+            import warnings
+
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(
+                f"TopologicalVQ: the fixed point at the last temperature T={temps[-1]:g} was "
+                f"not reached in max_iter={self.max_iter} iterations",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self.grid_ = grid
+        self.transmission_ = Tm
+        self.cluster_centers_ = centres(P)
+        self.assignments_ = P
+        self.labels_ = np.argmin(fields(P)[0], axis=1)
+        self.critical_temperature_ = t_c
+        self.temperature_ = float(temps[-1])
+        self.path_ = path
+        self.n_iter_ = int(sum(path.n_iter))
+        return self
+
+    def _check_X(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=float, reset=False)
+
+    def transform(self, X):
+        """Expected topographic cost ``h[i, r] = sum_nu T[r, nu] |x_i - y_nu|^2`` of each index.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+        """
+        X = self._check_X(X)
+        return self._costs(X, self.cluster_centers_) @ self.transmission_.T
+
+    def predict(self, X):
+        """Index of least expected topographic cost.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return np.argmin(self.transform(X), axis=1)
+
+    def predict_proba(self, X):
+        """Gibbs assignments ``∝ exp(-h / T)`` at the last annealing temperature.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, K)
+        """
+        return gibbs_assignments(self.transform(X), self.temperature_)[0]
+
+    def _best_two(self, X):
+        D = self._costs(self._check_X(X), self.cluster_centers_)
+        order = np.argsort(D, axis=1)[:, :2]
+        return D, order
+
+    def quantization_error(self, X):
+        """Mean Euclidean distance to the nearest codebook vector (MiniSom's definition).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+        """
+        D, order = self._best_two(X)
+        return float(np.mean(np.sqrt(D[np.arange(D.shape[0]), order[:, 0]])))
+
+    def topographic_error(self, X):
+        """Fraction of samples whose two nearest codebook vectors are not grid neighbours.
+
+        Neighbours are units at grid distance below 1.42 (the eight
+        surrounding units of a rectangle, two on a chain), as in MiniSom.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+        """
+        if self.grid_.shape[0] < 2:
+            return 0.0
+        _, order = self._best_two(X)
+        gap = np.linalg.norm(self.grid_[order[:, 0]] - self.grid_[order[:, 1]], axis=1)
+        return float(np.mean(gap > 1.42))
+
+
+def _distinct_rows(Y, atol):
+    keep = []
+    for y in Y:
+        if all(np.max(np.abs(y - z)) > atol for z in keep):
+            keep.append(y)
+    return len(keep)
