@@ -7,6 +7,7 @@ import pytest
 
 MODULES = [
     "statmechlearn.cluster._distributional",
+    "statmechlearn.cluster._entropy_constrained",
     "statmechlearn.cluster._pairwise",
     "statmechlearn.cluster._quadratic",
     "statmechlearn.cluster._topographic",

@@ -16,6 +16,8 @@ LeastAngleClustering
     Cosine-similarity cost solved with the linearisation trick.
 TopologicalVQ
     Soft topographic vector quantisation (a SOM as a noisy-channel code).
+EntropyConstrainedClustering
+    Distortion + lambda * code length; the number of clusters follows.
 InformationBottleneck
     Iterative IB annealed in beta, with its curve and cluster splits.
 EqualWidthMixture
@@ -45,6 +47,7 @@ from statmechlearn.cluster._distributional import (
     RateDistortionCurve,
     rate_distortion,
 )
+from statmechlearn.cluster._entropy_constrained import EntropyConstrainedClustering
 from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_pass
 from statmechlearn.cluster._mixture import EqualWidthMixture, two_centre_fixed_points
 from statmechlearn.cluster._pairwise import (
@@ -68,6 +71,7 @@ __all__ = [
     "ConstantShiftEmbedding",
     "CorrelationClustering",
     "DeterministicAnnealing",
+    "EntropyConstrainedClustering",
     "EqualWidthMixture",
     "HistogramClustering",
     "InformationBottleneck",

@@ -184,7 +184,7 @@ def _column_gap(P, a, b):
     """Max-norm distance of the normalised columns ``a`` and ``b``, relative to their scale."""
     ca = P[:, a] / max(P[:, a].sum(), 1e-300)
     cb = P[:, b] / max(P[:, b].sum(), 1e-300)
-    return float(np.max(np.abs(ca - cb)) / max(ca.max(), cb.max()))
+    return float(np.max(np.abs(ca - cb)) / max(ca.max(), cb.max(), 1e-300))
 
 
 def _merge_coincident(P, atol):
@@ -204,8 +204,32 @@ def _merge_coincident(P, atol):
     return P / P.sum(axis=1, keepdims=True)
 
 
-# Iterations of the first look at a split attempt.
+# Iterations of the first look at a split attempt, checked every _CHUNK.
 _PROBE = 200
+_CHUNK = 10
+
+
+def _probe(fn, Q, k, T, gap0, min_mass, *, damping, max_iter, tol, sweep):
+    """Iterate a split attempt until it converges, fails, or has had ``_PROBE`` iterations.
+
+    It fails early when one copy has emptied (costs that reward large clusters drain the
+    smaller copy) or the copies have closed to ``1e-4`` of their initial gap; a real
+    instability, however small its share of the perturbation, is not damped that far.
+    """
+    total, conv = 0, False
+    while total < min(max_iter, _PROBE):
+        Q, it, conv, _ = solve_fixed_point(
+            fn, Q, T, damping=damping, max_iter=_CHUNK, tol=tol, sweep=sweep
+        )
+        total += it
+        if conv:
+            break
+        last = Q.shape[1] - 1
+        if min(Q[:, k].sum(), Q[:, last].sum()) <= min_mass:
+            break
+        if _column_gap(Q, k, last) < 1e-4 * gap0:
+            break
+    return Q, total, conv
 
 
 def _separating(Q, k, gap0, min_mass):
@@ -331,15 +355,28 @@ def anneal(
     for step, T in enumerate(temperatures):
         P, n_iter, converged, _ = solve(P, T)
         P = _merge_coincident(P, merge_tol)
-        while P.shape[1] < n_clusters:
+        # Clusters worth trying: all at first; after a split only those that split for real in
+        # the last round, and the two halves (a cluster that stayed whole at this temperature
+        # stays whole when a distant one splits, and retrying every cluster is O(K^2) probes).
+        candidates = list(range(P.shape[1]))
+        while P.shape[1] < n_clusters and candidates:
             current = objective(P, T)
-            best = None
-            for k in range(P.shape[1]):
+            best, real = None, []
+            for k in candidates:
                 Q = _split(P, k, rng, noise)
                 gap0 = _column_gap(Q, k, Q.shape[1] - 1)
                 # A short probe first: most attempts close again (or one copy empties) at once.
-                Q, it, conv, _ = solve_fixed_point(
-                    fn, Q, T, damping=damping, max_iter=min(max_iter, _PROBE), tol=tol, sweep=sweep
+                Q, it, conv = _probe(
+                    fn,
+                    Q,
+                    k,
+                    T,
+                    gap0,
+                    min_mass,
+                    damping=damping,
+                    max_iter=max_iter,
+                    tol=tol,
+                    sweep=sweep,
                 )
                 n_iter += it
                 if not _separating(Q, k, gap0, min_mass):
@@ -351,11 +388,14 @@ def anneal(
                 # attractive couplings one copy can instead take everything from the other.)
                 if _separating(Q, k, gap0, min_mass):
                     value = objective(Q, T)
-                    if value < current - 1e-12 * abs(current) and (best is None or value < best[0]):
-                        best = (value, Q, conv)
+                    if value < current - 1e-12 * abs(current):
+                        real.append(k)
+                        if best is None or value < best[0]:
+                            best = (value, Q, conv, k)
             if best is None:
                 break
-            _, P, converged = best
+            candidates = [k for k in real if k != best[3]] + [best[3], P.shape[1]]
+            _, P, converged, _ = best
         path.temperature.append(float(T))
         path.free_energy.append(float(objective(P, T)))
         path.n_effective.append(P.shape[1])

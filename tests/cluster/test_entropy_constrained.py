@@ -1,0 +1,79 @@
+"""Entropy-constrained clustering: the number of clusters follows from distortion + λ·code length."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from statmechlearn.cluster import EntropyConstrainedClustering
+
+
+def _uniform_optimum(lam, k_max=20):
+    """Equal cells of [0, 1]: distortion 1/(12 K^2), code length ln K nats."""
+    K = np.arange(1, k_max + 1)
+    return int(K[np.argmin(1.0 / (12 * K**2) + lam * np.log(K))])
+
+
+@pytest.mark.parametrize("K", [2, 3, 5])
+def test_uniform_source_gets_the_closed_form_number_of_equal_cells(K):
+    """``1/(12 K^2) + λ ln K`` is least at ``K = 1/sqrt(6 λ)``; equal cells, centres at their
+    middles, distortion and rate those of the uniform quantiser (within sampling error)."""
+    lam = 1.0 / (6.0 * K**2)
+    assert _uniform_optimum(lam) == K
+    X = np.linspace(0, 1, 600)[:, None]
+    model = EntropyConstrainedClustering(lam, random_state=K).fit(X)
+    assert model.n_clusters_ == K
+    centres = np.sort(model.cluster_centers_[:, 0])
+    np.testing.assert_allclose(centres, (np.arange(K) + 0.5) / K, atol=0.02)
+    assert model.distortion_ == pytest.approx(1 / (12 * K**2), rel=0.05)
+    assert model.rate_ == pytest.approx(np.log2(K), abs=0.02)
+
+
+def test_larger_weight_trades_rate_for_distortion():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 2))
+    fits = [EntropyConstrainedClustering(lam, random_state=0).fit(X) for lam in (1.0, 0.3, 0.1)]
+    rates = [m.rate_ for m in fits]
+    distortions = [m.distortion_ for m in fits]
+    assert np.all(np.diff(rates) > 0) and np.all(np.diff(distortions) < 0)
+    assert [m.n_clusters_ for m in fits] == sorted(m.n_clusters_ for m in fits)
+
+
+def test_zero_weight_uses_every_cluster_allowed():
+    X = np.random.default_rng(1).standard_normal((200, 2))
+    model = EntropyConstrainedClustering(0.0, max_clusters=5, random_state=0).fit(X)
+    assert model.n_clusters_ == 5
+
+
+def test_encoder_code_lengths_and_soft_assignments():
+    X = np.random.default_rng(2).uniform(0, 1, (300, 1))
+    model = EntropyConstrainedClustering(0.01, random_state=0).fit(X)
+    np.testing.assert_array_equal(model.predict(X), model.labels_)
+    np.testing.assert_allclose(model.weights_.sum(), 1.0)
+    np.testing.assert_allclose(model.code_lengths_, -np.log2(model.weights_))
+    cost = model.transform(X)
+    expected = ((X - model.cluster_centers_.T) ** 2) - 0.01 * np.log(model.weights_)
+    np.testing.assert_allclose(cost, expected, atol=1e-12)
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(np.argmax(proba, axis=1), model.labels_)
+
+
+def test_bad_input_is_named():
+    X = np.random.default_rng(0).standard_normal((5, 2))
+    with pytest.raises(ValueError, match="max_clusters=8 must be <= n_samples=5"):
+        EntropyConstrainedClustering(0.1, max_clusters=8).fit(X)
+    with pytest.raises(InvalidParameterError, match="entropy_weight"):
+        EntropyConstrainedClustering(-0.1).fit(X)
+    with pytest.raises(ValueError, match="inf"):
+        EntropyConstrainedClustering(max_clusters=2).fit(np.array([[0.0], [np.inf], [1.0]]))
+
+
+@parametrize_with_checks([EntropyConstrainedClustering(0.05, max_clusters=4, random_state=0)])
+def test_sklearn_contract(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
