@@ -1,4 +1,4 @@
-"""Entropy-constrained clustering: the number of clusters follows from distortion + λ·code length."""
+"""Entropy-constrained clustering: the number of clusters follows from the code-length cost."""
 
 import warnings
 
