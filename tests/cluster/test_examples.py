@@ -9,6 +9,7 @@ MODULES = [
     "statmechlearn.cluster._distributional",
     "statmechlearn.cluster._entropy_constrained",
     "statmechlearn.cluster._pairwise",
+    "statmechlearn.cluster._parametric",
     "statmechlearn.cluster._quadratic",
     "statmechlearn.cluster._topographic",
 ]

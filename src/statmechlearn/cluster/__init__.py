@@ -6,6 +6,8 @@ DeterministicAnnealing
     Rose's deterministic annealing for squared-Euclidean distortion.
 HistogramClustering
     KL-distortion clustering of count histograms (annealed or MAP).
+ParametricDistributionalClustering
+    Histograms over an ordered axis, clusters as rectified-Gaussian mixtures.
 PairwiseClustering
     Normalised pairwise clustering of a dissimilarity matrix (mean-field DA).
 ConstantShiftEmbedding
@@ -55,6 +57,10 @@ from statmechlearn.cluster._pairwise import (
     PairwiseClustering,
     pairwise_cost,
 )
+from statmechlearn.cluster._parametric import (
+    ParametricDistributionalClustering,
+    rectified_gaussian_bins,
+)
 from statmechlearn.cluster._quadratic import (
     CorrelationClustering,
     LeastAngleClustering,
@@ -77,6 +83,7 @@ __all__ = [
     "InformationBottleneck",
     "LeastAngleClustering",
     "PairwiseClustering",
+    "ParametricDistributionalClustering",
     "RateDistortionCurve",
     "TopologicalVQ",
     "gibbs_fixed_point",
@@ -85,6 +92,7 @@ __all__ = [
     "least_angle_cost",
     "pairwise_cost",
     "rate_distortion",
+    "rectified_gaussian_bins",
     "topographic_critical_temperature",
     "two_centre_fixed_points",
 ]
