@@ -37,6 +37,7 @@ def _load():
         lvq_beyond,
         lvq_biehl,
         lvq_real_data,
+        maxent_clustering,
         mixture_barkai,
         mixture_real_data,
         outliers_dietrich,
