@@ -38,10 +38,10 @@ def test_path_read_on_a_grid_holds_the_last_value_above():
     assert np.isnan(got[0])
 
 
-@pytest.mark.parametrize("name", ["maxent-critical-temperature", "maxent-texture"])
+@pytest.mark.parametrize("name", ["maxent-critical-temperature", "maxent-texture", "maxent-peers"])
 def test_figures_run_and_pass_their_checks(tmp_path, name):
     base = get(name)
-    quick = dict(base.settings["quick"], n_seeds=1)
+    quick = dict(base.settings["quick"], n_seeds=2)  # the paired ARI check needs two
     spec = dataclasses.replace(base, name=f"{name}-small", settings={"quick": quick, "full": quick})
     ds = run_experiment(spec, "quick", out=tmp_path, progress=False).dataset
     spec.plot(ds)

@@ -131,8 +131,9 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
         Ratio of successive temperatures, in (0, 1).
     max_iter : int, default=500
         Fixed-point iterations per temperature.
-    tol : float, default=1e-7
-        On ``max |Delta P|``.
+    tol : float, default=1e-5
+        On ``max |Delta P|`` (the codebook then moves by less than about
+        ``1e-5`` of the data's spread per iteration).
     noise : float, default=1e-3
         Relative perturbation of the assignments at each temperature, which
         lets the map leave the collapsed state once it is unstable (> 0).
@@ -193,7 +194,7 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
         T_min="auto",
         cooling=0.9,
         max_iter=500,
-        tol=1e-7,
+        tol=1e-5,
         noise=1e-3,
         random_state=None,
     ):
@@ -206,8 +207,9 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
         self.noise = noise
         self.random_state = random_state
 
-    def _costs(self, X, Y):
-        D = (X * X).sum(axis=1)[:, None] - 2.0 * X @ Y.T + (Y * Y).sum(axis=1)[None, :]
+    def _costs(self, X, Y, x_sq=None):
+        x_sq = (X * X).sum(axis=1) if x_sq is None else x_sq
+        D = x_sq[:, None] - 2.0 * X @ Y.T + (Y * Y).sum(axis=1)[None, :]
         return np.maximum(D, 0.0)
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -242,8 +244,10 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
             W = P @ Tm
             return (W.T @ X) / np.maximum(W.sum(axis=0), _TINY)[:, None]
 
+        x_sq = (X * X).sum(axis=1)
+
         def fields(P):
-            return self._costs(X, centres(P)) @ Tm.T, None
+            return self._costs(X, centres(P), x_sq) @ Tm.T, None
 
         path = AssignmentPath()
         P = np.full((n, K), 1.0 / K)
