@@ -134,6 +134,9 @@ def test_least_angle_clusters_directions_whatever_the_radius(seed):
     assert adjusted_rand_score(y, model.labels_) == 1.0
     assert model.cost_ == pytest.approx(least_angle_cost(normalize(X), y))
     np.testing.assert_array_equal(model.predict(X), model.labels_)
+    proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(np.argmax(proba, axis=1), model.labels_)
     raw = KMeans(3, n_init=10, random_state=seed).fit_predict(X)
     assert adjusted_rand_score(y, raw) < 0.9
 

@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from statmechlearn.cluster._maxent import (
     geometric_schedule,
+    gibbs_assignments,
     information_free_energy,
     run_annealing,
 )
@@ -82,6 +83,8 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
     assignments_ : ndarray of shape (n_samples, n_found)
     cost_ : float
         ``R`` of ``labels_``.
+    temperature_ : float
+        Last annealing temperature (of :meth:`predict_proba`).
     path_ : AssignmentPath
     n_iter_ : int
 
@@ -174,7 +177,24 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
         self.cost_ = least_angle_cost(E, self.labels_)
         self.path_ = path
         self.n_iter_ = int(sum(path.n_iter))
+        self.temperature_ = float(temps[-1])
         return self
+
+    def predict_proba(self, X):
+        """Gibbs assignments ``∝ p_nu exp(e . y_nu / T)`` at the last annealing temperature.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_found)
+        """
+        check_is_fitted(self)
+        E = _unit_rows(validate_data(self, X, dtype=float, reset=False))
+        log_w = np.log(np.maximum(self.assignments_.mean(axis=0), _TINY))
+        return gibbs_assignments(-E @ self.cluster_directions_.T, self.temperature_, log_w)[0]
 
     def predict(self, X):
         """Cluster whose field ``y_nu`` has the largest projection on each direction.
