@@ -27,16 +27,12 @@ from statmechlearn.cluster._maxent import (
     gibbs_assignments,
     information_free_energy,
     run_annealing,
+    squared_distances,
 )
 
 __all__ = ["EntropyConstrainedClustering"]
 
 _TINY = 1e-300
-
-
-def _sq_distances(X, Y):
-    D = (X * X).sum(axis=1)[:, None] - 2.0 * X @ Y.T + (Y * Y).sum(axis=1)[None, :]
-    return np.maximum(D, 0.0)
 
 
 class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator):
@@ -154,11 +150,11 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
 
         def fields(P):
             Y, log_w = centres(P)
-            return _sq_distances(X, Y) - lam * log_w, log_w
+            return squared_distances(X, Y) - lam * log_w, log_w
 
         def free_energy(P, T):
             Y, log_w = centres(P)
-            energy = float(np.sum(P * (_sq_distances(X, Y) - lam * log_w)))
+            energy = float(np.sum(P * (squared_distances(X, Y) - lam * log_w)))
             return information_free_energy(P, energy, T)
 
         Xc = X - X.mean(axis=0)
@@ -183,7 +179,7 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
         self.cluster_centers_ = Y
         self.weights_ = np.exp(log_w)
         self.temperature_ = float(temps[-1])
-        self.labels_ = np.argmin(_sq_distances(X, Y) - lam * log_w, axis=1)
+        self.labels_ = np.argmin(squared_distances(X, Y) - lam * log_w, axis=1)
         # Clusters that no object is encoded into at T -> 0 carry no code word.
         used = np.unique(self.labels_)
         if used.size < Y.shape[0]:
@@ -191,7 +187,7 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
             P /= np.maximum(P.sum(axis=1, keepdims=True), _TINY)
             Y, log_w = centres(P)
             self.cluster_centers_, self.weights_ = Y, np.exp(log_w)
-            self.labels_ = np.argmin(_sq_distances(X, Y) - lam * log_w, axis=1)
+            self.labels_ = np.argmin(squared_distances(X, Y) - lam * log_w, axis=1)
         self.assignments_ = P
         self.n_clusters_ = Y.shape[0]
         self.code_lengths_ = -log_w / np.log(2.0)
@@ -216,7 +212,8 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=float, reset=False)
-        return _sq_distances(X, self.cluster_centers_) - self.entropy_weight * np.log(self.weights_)
+        code_length = -np.log(self.weights_)
+        return squared_distances(X, self.cluster_centers_) + self.entropy_weight * code_length
 
     def predict(self, X):
         """Entropy-constrained encoder: the cluster of least distortion + λ · code length.

@@ -28,6 +28,7 @@ __all__ = [
     "gibbs_assignments",
     "run_annealing",
     "solve_fixed_point",
+    "squared_distances",
 ]
 
 
@@ -61,6 +62,25 @@ def gibbs_assignments(h, temperature, log_weights=None):
     Z = P.sum(axis=1, keepdims=True)
     P /= Z
     return P, np.log(Z[:, 0]) + top[:, 0]
+
+
+def squared_distances(X, Y, x_sq=None):
+    """``|x_i - y_nu|^2`` for all pairs, by one BLAS product (clipped at zero against round-off).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    Y : ndarray of shape (K, d)
+    x_sq : ndarray of shape (n,), optional
+        ``|x_i|^2``, precomputed by callers that iterate over ``Y``.
+
+    Returns
+    -------
+    ndarray of shape (n, K)
+    """
+    x_sq = np.einsum("ij,ij->i", X, X) if x_sq is None else x_sq
+    D = x_sq[:, None] - 2.0 * X @ Y.T + np.einsum("ij,ij->i", Y, Y)[None, :]
+    return np.maximum(D, 0.0)
 
 
 def assignment_entropy(P, weights=None):

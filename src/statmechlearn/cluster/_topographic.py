@@ -28,6 +28,7 @@ from statmechlearn.cluster._maxent import (
     geometric_schedule,
     gibbs_assignments,
     solve_fixed_point,
+    squared_distances,
 )
 
 __all__ = ["TopologicalVQ", "grid_transmission", "topographic_critical_temperature"]
@@ -207,11 +208,6 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
         self.noise = noise
         self.random_state = random_state
 
-    def _costs(self, X, Y, x_sq=None):
-        x_sq = (X * X).sum(axis=1) if x_sq is None else x_sq
-        D = x_sq[:, None] - 2.0 * X @ Y.T + (Y * Y).sum(axis=1)[None, :]
-        return np.maximum(D, 0.0)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Anneal the map on ``X``.
@@ -247,7 +243,7 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
         x_sq = (X * X).sum(axis=1)
 
         def fields(P):
-            return self._costs(X, centres(P), x_sq) @ Tm.T, None
+            return squared_distances(X, centres(P), x_sq) @ Tm.T, None
 
         path = AssignmentPath()
         P = np.full((n, K), 1.0 / K)
@@ -305,7 +301,7 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples, K)
         """
         X = self._check_X(X)
-        return self._costs(X, self.cluster_centers_) @ self.transmission_.T
+        return squared_distances(X, self.cluster_centers_) @ self.transmission_.T
 
     def predict(self, X):
         """Index of least expected topographic cost.
@@ -334,7 +330,7 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
         return gibbs_assignments(self.transform(X), self.temperature_)[0]
 
     def _best_two(self, X):
-        D = self._costs(self._check_X(X), self.cluster_centers_)
+        D = squared_distances(self._check_X(X), self.cluster_centers_)
         order = np.argsort(D, axis=1)[:, :2]
         return D, order
 

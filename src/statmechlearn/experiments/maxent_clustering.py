@@ -55,8 +55,6 @@ def _joint():
 
 
 def _rd_theory(point, settings):
-    from statmechlearn.cluster._distributional import InformationBottleneck  # noqa: F401
-
     J = _joint()
     s = np.linalg.svd(J / np.sqrt(np.outer(J.sum(1), J.sum(0))), compute_uv=False)
     px, py = J.sum(1), J.sum(0)
