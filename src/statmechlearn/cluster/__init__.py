@@ -22,6 +22,10 @@ EntropyConstrainedClustering
     Distortion + lambda * code length; the number of clusters follows.
 InformationBottleneck
     Iterative IB annealed in beta, with its curve and cluster splits.
+GibbsSamplerClustering
+    Assignment marginals of the k-means Gibbs distribution, by sampling.
+SmoothKMeans
+    k-means plus a neighbourhood (Potts) penalty, by annealed mean field.
 EqualWidthMixture
     The same fixed points as maximum-likelihood equal-weight isotropic
     Gaussian mixtures of width sigma (Barkai & Sompolinsky).
@@ -66,6 +70,8 @@ from statmechlearn.cluster._quadratic import (
     LeastAngleClustering,
     least_angle_cost,
 )
+from statmechlearn.cluster._sampler import GibbsSamplerClustering
+from statmechlearn.cluster._smooth_kmeans import SmoothKMeans
 from statmechlearn.cluster._topographic import (
     TopologicalVQ,
     grid_transmission,
@@ -79,12 +85,14 @@ __all__ = [
     "DeterministicAnnealing",
     "EntropyConstrainedClustering",
     "EqualWidthMixture",
+    "GibbsSamplerClustering",
     "HistogramClustering",
     "InformationBottleneck",
     "LeastAngleClustering",
     "PairwiseClustering",
     "ParametricDistributionalClustering",
     "RateDistortionCurve",
+    "SmoothKMeans",
     "TopologicalVQ",
     "gibbs_fixed_point",
     "gibbs_pass",
