@@ -159,3 +159,12 @@ def test_r_hat_detects_unmixed_chains():
         r_hat(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="finite"):
         integrated_autocorrelation_time([1.0, np.nan, 2.0])
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compiled_mean_field_sweep_matches_numpy_blocks(seed):
+    cost = _frustrated(seed, n_side=5)
+    a = mean_field(cost, 0.6, random_state=seed, max_iter=7, warn=False)
+    b = mean_field(cost, 0.6, random_state=seed, max_iter=7, warn=False, compiled=False)
+    np.testing.assert_allclose(a.Q, b.Q, atol=1e-12)
+    np.testing.assert_allclose(a.bound_trace, b.bound_trace, rtol=1e-12)

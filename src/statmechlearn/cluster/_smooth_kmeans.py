@@ -17,14 +17,6 @@ from statmechlearn.inference._mean_field import variational_free_energy
 __all__ = ["SmoothKMeans"]
 
 
-def _softmin(h, T):
-    z = -h / T
-    z -= z.max(axis=1, keepdims=True)
-    np.exp(z, out=z)
-    z /= z.sum(axis=1, keepdims=True)
-    return z
-
-
 class SmoothKMeans(ClusterMixin, BaseEstimator):
     """k-means with a penalty for disagreeing with neighbours, solved by annealed mean field.
 
@@ -55,8 +47,8 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
     cooling_rate : float, default=0.9
         ``T <- cooling_rate * T`` between temperatures.
     min_temperature : float, default=None
-        Floor of the schedule; None means ``1e-4`` times the start. The
-        schedule ends early once every assignment is hard (max ``q > 1 - 1e-6``).
+        Floor of the schedule; None means ``1e-3`` times the start. The
+        schedule ends early once every assignment is hard (max ``q > 1 - 1e-4``).
     max_iter : int, default=100
         Maximum sweeps (mean field + centroids) per temperature.
     tol : float, default=1e-4
@@ -186,11 +178,10 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         T = 1.1 * (t_c + degree)
         if T <= 0:
             T = 1.0
-        floor = self.min_temperature if self.min_temperature is not None else 1e-4 * T
+        floor = self.min_temperature if self.min_temperature is not None else 1e-3 * T
         seeds, _ = kmeans_plusplus(Xc, k, random_state=int(rng.integers(2**31 - 1)))
         Y = seeds.copy()
         Q = np.full((n, k), 1.0 / k)
-        blocks = cost.blocks()
         scale = np.sqrt(max(np.trace(cov) / Xc.shape[1], 1e-300))
         temps, bounds = [], []
         n_iter = 0
@@ -199,11 +190,7 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
             Y = Y + 1e-6 * scale * rng.standard_normal(Y.shape)
             for _ in range(self.max_iter):
                 cost.unary = np.maximum(x_sq - 2.0 * Xc @ Y.T + np.sum(Y**2, axis=1), 0.0)
-                change = 0.0
-                for block in blocks:
-                    new = _softmin(cost.mean_fields(Q, block), T)
-                    change = max(change, float(np.max(np.abs(new - Q[block]))))
-                    Q[block] = new
+                change = cost.compiled_mean_field_sweep(Q, T)
                 mass = Q.sum(axis=0)
                 live = mass > 1e-12
                 Y[live] = (Q[:, live].T @ Xc) / mass[live, None]
@@ -212,7 +199,7 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
                     break
             temps.append(T)
             bounds.append(variational_free_energy(cost, Q, T))
-            hard = float(np.min(Q.max(axis=1))) > 1.0 - 1e-6
+            hard = float(np.min(Q.max(axis=1))) > 1.0 - 1e-4
             if hard or T <= floor:
                 break
             T = max(self.cooling_rate * T, floor)

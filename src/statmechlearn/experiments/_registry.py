@@ -42,6 +42,7 @@ def _load():
         mixture_real_data,
         outliers_dietrich,
         outliers_real_data,
+        sampling_mean_field,
         sparse_bayes_colon,
         sparse_bayes_uda,
     )

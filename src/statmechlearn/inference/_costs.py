@@ -228,6 +228,8 @@ class PairwiseMRFCost:
         self._block_rows = {}
         upper = sparse.triu(self.W, k=1).tocoo()
         self._pairs = (upper.row, upper.col, upper.data)
+        self._csr = (self.W.indptr.astype(np.int64), self.W.indices.astype(np.int64), self.W.data)
+        self._order = None
 
     # --------------------------------------------------------------- exact energies
     def energy(self, labels):
@@ -320,16 +322,26 @@ class PairwiseMRFCost:
 
     def sweep_order(self):
         """Site order of one sweep: colour by colour, so blocks can be vectorised."""
-        return np.concatenate(self.blocks())
+        if self._order is None:
+            self._order = np.concatenate(self.blocks()).astype(np.int64)
+        return self._order
+
+    def compiled_mean_field_sweep(self, Q, temperature):
+        """One asynchronous mean-field sweep in place, colour by colour (numba).
+
+        Same result as updating each block of :meth:`blocks` from
+        :meth:`mean_fields` in turn; returns ``max |Delta Q|``.
+        """
+        return _mrf_mean_field_sweep(
+            Q, self.unary, *self._csr, self.interaction, self.sweep_order(), float(temperature)
+        )
 
     def compiled_sweep(self, state, order, uniforms, temperature, metropolis):
         """One sweep by the numba kernel (same arithmetic as the NumPy path)."""
         return _mrf_sweep(
             state["labels"],
             self.unary,
-            self.W.indptr.astype(np.int64),
-            self.W.indices.astype(np.int64),
-            self.W.data,
+            *self._csr,
             self.interaction,
             np.ascontiguousarray(order, dtype=np.int64),
             uniforms,
@@ -477,6 +489,20 @@ def _mrf_sweep(labels, unary, indptr, indices, weights, V, order, uniforms, temp
     changed = np.zeros(B, dtype=np.int64)
     e = np.empty(k)
     w = np.empty(k)
+    if k == 2 and not metro:
+        # two states: one exponential per site, P(0) = 1 / (1 + exp(-beta (e1 - e0)))
+        dV0 = V[1, 0] - V[0, 0]
+        dV1 = V[1, 1] - V[0, 1]
+        for b in range(B):
+            for i in order:
+                d = unary[i, 1] - unary[i, 0]
+                for p in range(indptr[i], indptr[i + 1]):
+                    d += weights[p] * (dV1 if labels[b, indices[p]] == 1 else dV0)
+                new = 0 if uniforms[b, i, 0] * (1.0 + np.exp(-beta * d)) < 1.0 else 1
+                if new != labels[b, i]:
+                    labels[b, i] = new
+                    changed[b] += 1
+        return changed
     for b in range(B):
         for i in order:
             for s in range(k):
@@ -524,3 +550,36 @@ def _kmeans_sweep(labels, X, sums, counts, order, uniforms, temperature, metro):
                 labels[b, i] = new
                 changed[b] += 1
     return changed
+
+
+@numba.njit(cache=True)
+def _mrf_mean_field_sweep(Q, unary, indptr, indices, weights, V, order, temperature):
+    k = unary.shape[1]
+    beta = 1.0 / temperature
+    h = np.empty(k)
+    field = np.empty(k)
+    change = 0.0
+    for i in order:
+        for t in range(k):
+            field[t] = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            wp = weights[p]
+            for t in range(k):
+                field[t] += wp * Q[j, t]
+        lo = np.inf
+        for s in range(k):
+            acc = unary[i, s]
+            for t in range(k):
+                acc += V[s, t] * field[t]
+            h[s] = acc
+            lo = min(lo, acc)
+        total = 0.0
+        for s in range(k):
+            h[s] = np.exp(-beta * (h[s] - lo))
+            total += h[s]
+        for s in range(k):
+            new = h[s] / total
+            change = max(change, abs(new - Q[i, s]))
+            Q[i, s] = new
+    return change

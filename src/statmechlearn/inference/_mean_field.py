@@ -120,6 +120,7 @@ def mean_field(
     tol=1e-6,
     random_state=None,
     warn=True,
+    compiled=True,
 ):
     """Iterate the mean-field equations ``q_u ∝ exp(-h_u / T)`` to a fixed point (§6.4).
 
@@ -146,6 +147,9 @@ def mean_field(
         For the default ``init``.
     warn : bool, default=True
         Warn with :class:`ConvergenceWarning` when ``max_iter`` is reached.
+    compiled : bool, default=True
+        Asynchronous sweeps by the cost's numba kernel when it has one
+        (``compiled_mean_field_sweep``); the block-wise NumPy path is its twin.
 
     Returns
     -------
@@ -169,7 +173,9 @@ def mean_field(
     for _ in range(max_iter):
         n_iter += 1
         change = 0.0
-        if blocks is not None:
+        if blocks is not None and compiled and hasattr(cost, "compiled_mean_field_sweep"):
+            change = cost.compiled_mean_field_sweep(Q, T)
+        elif blocks is not None:
             for block in blocks:
                 new = _softmin(cost.mean_fields(Q, block), T)
                 change = max(change, float(np.max(np.abs(new - Q[block]))))

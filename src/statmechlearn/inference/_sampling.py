@@ -56,6 +56,10 @@ def _choose_numpy(e, cur, u0, u1, beta, metropolis):
         with np.errstate(over="ignore"):
             accept = (d <= 0.0) | (u1 < np.exp(-beta * d))
         return np.where(accept, prop, cur)
+    if k == 2:
+        # the kernels' two-state form: P(0) = 1 / (1 + exp(-beta (e1 - e0)))
+        with np.errstate(over="ignore"):
+            return np.where(u0 * (1.0 + np.exp(-beta * (e[:, 1] - e[:, 0]))) < 1.0, 0, 1)
     w = np.exp(-beta * (e - e.min(axis=1, keepdims=True)))
     cum = np.cumsum(w, axis=1)
     new = np.sum(cum <= (u0 * cum[:, -1])[:, None], axis=1)
