@@ -1,4 +1,4 @@
-"""The Examples sections of the maximum-entropy clusterers run as written."""
+"""The Examples sections of the maximum-entropy clusterers and samplers run as written."""
 
 import doctest
 import importlib
@@ -11,7 +11,10 @@ MODULES = [
     "statmechlearn.cluster._pairwise",
     "statmechlearn.cluster._parametric",
     "statmechlearn.cluster._quadratic",
+    "statmechlearn.cluster._sampler",
+    "statmechlearn.cluster._smooth_kmeans",
     "statmechlearn.cluster._topographic",
+    "statmechlearn.inference._ising",
 ]
 
 

@@ -17,6 +17,42 @@ from statmechlearn.inference._mean_field import variational_free_energy
 __all__ = ["SmoothKMeans"]
 
 
+def _hard_cost(Xc, labels, k, W):
+    """Smooth k-means cost of a hard labeling: within-cluster squares + disagreeing weight."""
+    total = 0.0
+    for j in range(k):
+        members = Xc[labels == j]
+        if members.shape[0]:
+            total += float(np.sum((members - members.mean(axis=0)) ** 2))
+    if W.nnz:
+        coo = W.tocoo()
+        total += 0.5 * float(np.sum(coo.data * (labels[coo.row] != labels[coo.col])))
+    return total
+
+
+def _reseed_smallest(Xc, labels, Y):
+    """Move the smallest cluster's code vector beside the widest other cluster.
+
+    Returns ``(Y, 2 lambda_max, small, wide)``, or None when no cluster has
+    spread to split.
+    """
+    counts = np.bincount(labels, minlength=Y.shape[0])
+    small = int(np.argmin(counts))
+    best, best_lam, axis = -1, 0.0, None
+    for j in np.flatnonzero(counts > 1):
+        if j == small:
+            continue
+        D = Xc[labels == j] - Xc[labels == j].mean(axis=0)
+        lam, vec = np.linalg.eigh(np.atleast_2d(D.T @ D / D.shape[0]))
+        if lam[-1] > best_lam:
+            best, best_lam, axis = j, lam[-1], vec[:, -1]
+    if best < 0:
+        return None
+    Y = Y.copy()
+    Y[small] = Y[best] + 1e-3 * np.sqrt(best_lam) * axis
+    return Y, 2.0 * best_lam, small, best
+
+
 class SmoothKMeans(ClusterMixin, BaseEstimator):
     """k-means with a penalty for disagreeing with neighbours, solved by annealed mean field.
 
@@ -31,7 +67,12 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
     (sites of one class share no edge, so a class moves at once and the
     bound ``B`` of §6.2 never rises) alternate with the centroid condition
     ``y_nu = sum_i q_i(nu) x_i / sum_i q_i(nu)``; ``T`` falls geometrically
-    from above the first split to a hard assignment.
+    from above the first split to a hard assignment. All code vectors are
+    present from the start, and when they first split one can be left
+    between two groups with no objects of its own; the smallest cluster's
+    code vector is then moved beside the widest cluster (sharing its objects)
+    and cooling resumes from above that cluster's critical temperature
+    ``2 lambda_max``, as long as the final cost goes down.
 
     Parameters
     ----------
@@ -67,7 +108,7 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
     cost_ : float
         Full smooth k-means cost of ``labels_`` (k-means + penalty).
     temperatures_ : ndarray
-        The schedule that was run.
+        The schedule that was run, restarts included.
     bounds_ : ndarray
         Mean-field bound ``B`` at the end of each temperature.
     temperature_ : float
@@ -183,26 +224,53 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         Y = seeds.copy()
         Q = np.full((n, k), 1.0 / k)
         scale = np.sqrt(max(np.trace(cov) / Xc.shape[1], 1e-300))
-        temps, bounds = [], []
-        n_iter = 0
         x_sq = np.sum(Xc**2, axis=1)[:, None]
-        while True:
-            Y = Y + 1e-6 * scale * rng.standard_normal(Y.shape)
-            for _ in range(self.max_iter):
-                cost.unary = np.maximum(x_sq - 2.0 * Xc @ Y.T + np.sum(Y**2, axis=1), 0.0)
-                change = cost.compiled_mean_field_sweep(Q, T)
-                mass = Q.sum(axis=0)
-                live = mass > 1e-12
-                Y[live] = (Q[:, live].T @ Xc) / mass[live, None]
-                n_iter += 1
-                if change < self.tol:
-                    break
-            temps.append(T)
-            bounds.append(variational_free_energy(cost, Q, T))
-            hard = float(np.min(Q.max(axis=1))) > 1.0 - 1e-4
-            if hard or T <= floor:
+        n_iter = 0
+
+        def anneal(Q, Y, T, temps, bounds):
+            nonlocal n_iter
+            while True:
+                Y = Y + 1e-6 * scale * rng.standard_normal(Y.shape)
+                for _ in range(self.max_iter):
+                    cost.unary = np.maximum(x_sq - 2.0 * Xc @ Y.T + np.sum(Y**2, axis=1), 0.0)
+                    change = cost.compiled_mean_field_sweep(Q, T)
+                    mass = Q.sum(axis=0)
+                    live = mass > 1e-12
+                    Y[live] = (Q[:, live].T @ Xc) / mass[live, None]
+                    n_iter += 1
+                    if change < self.tol:
+                        break
+                temps.append(T)
+                bounds.append(variational_free_energy(cost, Q, T))
+                if float(np.min(Q.max(axis=1))) > 1.0 - 1e-4 or T <= floor:
+                    return Q, Y, T
+                T = max(self.cooling_rate * T, floor)
+
+        temps, bounds = [], []
+        Q, Y, T = anneal(Q, Y, T, temps, bounds)
+        best = (_hard_cost(Xc, Q.argmax(axis=1), k, cost.W), Q, Y, T)
+        # Unconstrained annealing keeps every code vector from the start; when they first
+        # split, one can stop between two groups (few or no objects nearest) and take no part
+        # in later splits. Move the smallest cluster's code vector beside the widest cluster
+        # and cool again from above that cluster's critical temperature; keep the result if
+        # the cost went down.
+        for _ in range(k):
+            labels = best[1].argmax(axis=1)
+            restart = _reseed_smallest(Xc, labels, best[2])
+            if restart is None:
                 break
-            T = max(self.cooling_rate * T, floor)
+            Y, t_split, small, wide = restart
+            # duplicate the wide cluster: its objects shared equally by the two copies
+            Q = best[1].copy()
+            Q[:, wide] += Q[:, small]
+            Q[:, wide] *= 0.5
+            Q[:, small] = Q[:, wide]
+            Q, Y, T = anneal(Q, Y, max(1.1 * t_split, floor), temps, bounds)
+            value = _hard_cost(Xc, Q.argmax(axis=1), k, cost.W)
+            if value >= best[0] * (1 - 1e-9):
+                break
+            best = (value, Q, Y, T)
+        _, Q, Y, T = best
         self.n_iter_ = n_iter
         self.temperature_ = T
         self._finish(X, Xc, Q.argmax(axis=1), Q, mean, cost, temps, bounds)

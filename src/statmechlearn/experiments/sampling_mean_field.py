@@ -645,7 +645,7 @@ SMOOTH = register(
         ),
         grid={"noise": (0.4, 0.6, 0.8, 1.0)},
         settings={
-            "quick": {"n_seeds": 3, "smoothness": 1.0, "cooling_rate": 0.8},
+            "quick": {"n_seeds": 2, "smoothness": 1.0, "cooling_rate": 0.8},
             "full": {"n_seeds": 8, "smoothness": 1.0, "cooling_rate": 0.8},
         },
         outputs={"sim_accuracy": ("method",), "sim_seconds": ("method",)},

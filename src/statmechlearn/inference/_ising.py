@@ -174,6 +174,12 @@ class IsingDenoiser(BaseEstimator):
     diagnostics_ : object
         The :class:`MeanFieldResult` or :class:`SamplingResult` (None for ICM).
 
+    Notes
+    -----
+    ``fit`` takes one image, not a feature matrix, so this is not a
+    scikit-learn transformer of rows (``check_estimator`` does not apply);
+    it keeps the parameter API (``get_params``/``set_params``, ``clone``).
+
     Examples
     --------
     >>> import numpy as np
