@@ -28,6 +28,7 @@ import numpy as np
 
 from statmechlearn.experiments._registry import register
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec
+from statmechlearn.experiments.maxent_clustering import _accuracy
 
 __all__ = ["DENOISING", "EXACTNESS", "SA_VS_DA", "SMOOTH", "horse_image"]
 
@@ -38,14 +39,23 @@ CITATION = (
 )
 
 
-def _accuracy(truth, labels):
-    from scipy.optimize import linear_sum_assignment
+def _paired_upper(point, var, first, second):
+    """``compute(ds)``: mean + 4 SE over seeds of ``var[first] - var[second]`` at ``point``.
 
-    k = max(truth.max(), labels.max()) + 1
-    C = np.zeros((k, k))
-    np.add.at(C, (truth, labels), 1)
-    r, c = linear_sum_assignment(-C)
-    return float(C[r, c].sum() / truth.size)
+    Below zero means ``first`` is smaller on average, beyond four standard errors
+    of the paired difference.
+    """
+
+    def compute(ds):
+        sel = ds.sel(point)
+        v = sel[var].where(sel["sim_done"])
+        d = (v.sel({"method": first}) - v.sel({"method": second})).values
+        d = d[np.isfinite(d)]
+        if d.size < 2:
+            return math.nan, None
+        return float(d.mean() + 4.0 * d.std(ddof=1) / math.sqrt(d.size)), None
+
+    return compute
 
 
 def horse_image():
@@ -277,18 +287,6 @@ def _plot_sa_da(ds, ax=None):
 
 
 def _sa_da_checks(settings):
-    def paired(problem, slow, fast):
-        def compute(ds):
-            sel = ds.sel({"problem": problem})
-            ex = sel["sim_excess"].where(sel["sim_done"])
-            d = (ex.sel({"method": slow}) - ex.sel({"method": fast})).values
-            d = d[np.isfinite(d)]
-            if d.size < 2:
-                return math.nan, None
-            return float(d.mean() + 4.0 * d.std(ddof=1) / math.sqrt(d.size)), None
-
-        return compute
-
     def stat(problem, method, var, agg):
         def compute(ds):
             v = (
@@ -305,7 +303,7 @@ def _sa_da_checks(settings):
         checks.append(
             Derived(
                 f"{prob}: excess cost SA 1000 − SA 10 sweeps, mean + 4 SE (< 0: slow cooling wins)",
-                paired(prob, "SA 1000 sweeps", "SA 10 sweeps"),
+                _paired_upper({"problem": prob}, "sim_excess", "SA 1000 sweeps", "SA 10 sweeps"),
                 upper=0.0,
                 source="simulation",
             )
@@ -434,18 +432,6 @@ def _denoise_checks(settings):
         e = ds["sim_error"].where(ds["sim_done"]).mean("seed")
         return float((e / ds["flip_probability"]).max()), None
 
-    def paired(better, worse, p):
-        def compute(ds):
-            sel = ds.sel({"flip_probability": p})
-            e = sel["sim_error"].where(sel["sim_done"])
-            d = (e.sel({"method": better}) - e.sel({"method": worse})).values
-            d = d[np.isfinite(d)]
-            if d.size < 2:
-                return math.nan, None
-            return float(d.mean() + 4.0 * d.std(ddof=1) / math.sqrt(d.size)), None
-
-        return compute
-
     def mean_err(m, p):
         def compute(ds):
             e = ds["sim_error"].sel({"method": m, "flip_probability": p})
@@ -466,7 +452,7 @@ def _denoise_checks(settings):
             checks.append(
                 Derived(
                     f"p={p:g}: error {better} − ICM, mean + 4 SE (< 0)",
-                    paired(better, "ICM", p),
+                    _paired_upper({"flip_probability": p}, "sim_error", better, "ICM"),
                     upper=0.0,
                     source="simulation",
                 )
@@ -592,18 +578,6 @@ def _plot_smooth(ds, ax=None):
 
 
 def _smooth_checks(settings):
-    def paired(sigma):
-        def compute(ds):
-            sel = ds.sel({"noise": sigma})
-            a = sel["sim_accuracy"].where(sel["sim_done"])
-            d = (a.sel({"method": "k-means"}) - a.sel({"method": "smooth k-means"})).values
-            d = d[np.isfinite(d)]
-            if d.size < 2:
-                return math.nan, None
-            return float(d.mean() + 4.0 * d.std(ddof=1) / math.sqrt(d.size)), None
-
-        return compute
-
     def acc(m, sigma):
         def compute(ds):
             a = ds["sim_accuracy"].sel({"method": m, "noise": sigma})
@@ -616,7 +590,7 @@ def _smooth_checks(settings):
         checks.append(
             Derived(
                 f"σ={sigma:g}: accuracy k-means − smooth k-means, mean + 4 SE (< 0)",
-                paired(sigma),
+                _paired_upper({"noise": sigma}, "sim_accuracy", "k-means", "smooth k-means"),
                 upper=0.0,
                 source="simulation",
             )
