@@ -13,6 +13,8 @@ from scipy.special import rel_entr
 
 __all__ = [
     "check_distribution",
+    "conditional_entropy",
+    "cross_entropy",
     "entropy",
     "kl_divergence",
     "mutual_information",
@@ -128,3 +130,45 @@ def mutual_information(joint, base="bits"):
     joint = check_distribution(joint, "joint", ndim=2)
     px, py = joint.sum(axis=1), joint.sum(axis=0)
     return float(np.sum(rel_entr(joint, np.outer(px, py)))) / _unit(base)
+
+
+def conditional_entropy(joint, base="bits"):
+    """Conditional entropy ``H(X | Y) = -sum p(x, y) log(p(x, y) / p(y))``.
+
+    Parameters
+    ----------
+    joint : array_like of shape (n_x, n_y)
+        The joint distribution, ``X`` along rows and ``Y`` along columns.
+    base : {"bits", "nats"}, default="bits"
+
+    Returns
+    -------
+    float
+    """
+    joint = check_distribution(joint, "joint", ndim=2)
+    py = joint.sum(axis=0)
+    return (xlogy_sum(py) - xlogy_sum(joint)) / _unit(base)
+
+
+def cross_entropy(p, q, base="bits"):
+    """Cross-entropy ``H(p, q) = -sum p log q = H(p) + D(p || q)``.
+
+    Parameters
+    ----------
+    p, q : array_like of the same shape
+        Probability distributions.
+    base : {"bits", "nats"}, default="bits"
+
+    Returns
+    -------
+    float
+        ``inf`` where ``p`` puts mass on a point that ``q`` does not.
+    """
+    p = check_distribution(p, "p")
+    q = check_distribution(q, "q")
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    support = p > 0
+    if np.any(q[support] == 0):
+        return math.inf
+    return float(-np.sum(p[support] * np.log(q[support]))) / _unit(base)

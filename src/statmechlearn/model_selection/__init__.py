@@ -1,0 +1,92 @@
+"""Model-order selection, validation and information-theory utilities (lecture notes §2, §7–8).
+
+Choosing k
+----------
+select_n_clusters
+    One interface: ``method`` in gap, stability, bic, mdl, posterior_agreement;
+    returns the chosen k and the whole curve (with a plot helper).
+gap_statistic
+    Tibshirani's gap with B uniform or PCA-aligned reference sets, standard
+    errors and the named decision rules (``GAP_RULES``).
+stability
+    §7.3: two disjoint halves, a classifier transfers labels, Hungarian
+    matching, normalised by random labelling.
+bic, mdl, n_parameters, log_likelihood
+    Information criteria with the parameter count spelled out per model.
+posterior_agreement, posterior_agreement_path
+    Approximation capacity (§8.4) over beta and k for centroid clusterers,
+    or along deterministic annealing's own path (k and beta at once).
+
+Information theory
+------------------
+entropy, conditional_entropy, mutual_information, kl_divergence, cross_entropy
+    Shannon quantities of discrete distributions, in bits or nats.
+typical_set, is_typical
+    The typical set of an i.i.d. source: exact size, probability, AEP bounds.
+maximum_entropy
+    The largest-entropy distribution matching feature expectations (Gibbs
+    form, multipliers from the convex dual by Newton's method).
+"""
+
+from statmechlearn._core.information import (
+    conditional_entropy,
+    cross_entropy,
+    entropy,
+    kl_divergence,
+    mutual_information,
+)
+from statmechlearn.model_selection._agreement import (
+    AnnealedAgreementResult,
+    PosteriorAgreementResult,
+    agreement_capacity,
+    posterior_agreement,
+    posterior_agreement_path,
+)
+from statmechlearn.model_selection._criteria import bic, log_likelihood, mdl, n_parameters
+from statmechlearn.model_selection._gap import GAP_RULES, GapResult, choose_gap_k, gap_statistic
+from statmechlearn.model_selection._information import TypicalSet, is_typical, typical_set
+from statmechlearn.model_selection._maxent import MaxEntDistribution, maximum_entropy
+from statmechlearn.model_selection._select import (
+    METHODS,
+    SelectionResult,
+    information_criterion_curve,
+    select_n_clusters,
+)
+from statmechlearn.model_selection._stability import (
+    StabilityResult,
+    random_label_disagreement,
+    stability,
+)
+
+__all__ = [
+    "GAP_RULES",
+    "METHODS",
+    "AnnealedAgreementResult",
+    "GapResult",
+    "MaxEntDistribution",
+    "PosteriorAgreementResult",
+    "SelectionResult",
+    "StabilityResult",
+    "TypicalSet",
+    "agreement_capacity",
+    "bic",
+    "choose_gap_k",
+    "conditional_entropy",
+    "cross_entropy",
+    "entropy",
+    "gap_statistic",
+    "information_criterion_curve",
+    "is_typical",
+    "kl_divergence",
+    "log_likelihood",
+    "maximum_entropy",
+    "mdl",
+    "mutual_information",
+    "n_parameters",
+    "posterior_agreement",
+    "posterior_agreement_path",
+    "random_label_disagreement",
+    "select_n_clusters",
+    "stability",
+    "typical_set",
+]
