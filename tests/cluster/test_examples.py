@@ -15,6 +15,8 @@ MODULES = [
     "statmechlearn.cluster._smooth_kmeans",
     "statmechlearn.cluster._topographic",
     "statmechlearn.inference._ising",
+    "statmechlearn.model_selection._maxent",
+    "statmechlearn.model_selection._select",
 ]
 
 

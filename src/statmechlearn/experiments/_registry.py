@@ -40,6 +40,7 @@ def _load():
         maxent_clustering,
         mixture_barkai,
         mixture_real_data,
+        model_selection,
         outliers_dietrich,
         outliers_real_data,
         sampling_mean_field,
