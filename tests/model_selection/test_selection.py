@@ -205,3 +205,11 @@ def test_selection_bad_input():
         select_n_clusters(X, method="aic")
     with pytest.raises(ValueError, match=r"NaN|infinity"):
         gap_statistic(np.array([[0.0, np.nan]] * 5))
+
+
+def test_betas_are_checked():
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    with pytest.raises(ValueError, match="betas"):
+        posterior_agreement(X, k_range=[2], betas=[-1.0], n_splits=2)
+    with pytest.raises(ValueError, match="betas"):
+        posterior_agreement_path(X, 2, betas=[0.0], n_splits=2)

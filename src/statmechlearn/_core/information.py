@@ -93,6 +93,14 @@ def entropy(p, base="bits"):
     return -xlogy_sum(p) / _unit(base)
 
 
+def _check_pair(p, q):
+    p = check_distribution(p, "p")
+    q = check_distribution(q, "q")
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    return p, q
+
+
 def kl_divergence(p, q, base="bits"):
     """Kullback–Leibler divergence ``D(p || q) = sum p log(p / q)``.
 
@@ -107,10 +115,7 @@ def kl_divergence(p, q, base="bits"):
     float
         ``inf`` where ``p`` puts mass on a point that ``q`` does not.
     """
-    p = check_distribution(p, "p")
-    q = check_distribution(q, "q")
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    p, q = _check_pair(p, q)
     return float(np.sum(rel_entr(p, q))) / _unit(base)
 
 
@@ -164,10 +169,7 @@ def cross_entropy(p, q, base="bits"):
     float
         ``inf`` where ``p`` puts mass on a point that ``q`` does not.
     """
-    p = check_distribution(p, "p")
-    q = check_distribution(q, "q")
-    if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    p, q = _check_pair(p, q)
     support = p > 0
     if np.any(q[support] == 0):
         return math.inf

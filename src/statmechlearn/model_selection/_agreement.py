@@ -45,6 +45,19 @@ __all__ = [
 ]
 
 
+def _check_betas(betas, Xc, *, allow_zero):
+    """The inverse temperatures; by default 61 from 1e-2 to 1e3 over the mean |x - mean|^2."""
+    if betas is None:
+        scale = float(np.mean(np.sum(Xc**2, axis=1)))
+        return np.geomspace(1e-2, 1e3, 61) / max(scale, 1e-300)
+    betas = np.asarray(betas, dtype=float)
+    low_ok = np.all(betas >= 0) if allow_zero else np.all(betas > 0)
+    if betas.ndim != 1 or betas.size == 0 or not np.all(np.isfinite(betas)) or not low_ok:
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"betas must be a non-empty 1-D array of finite values {bound}")
+    return betas
+
+
 def _log_posterior(X, Y, beta):
     d = np.sum(X**2, axis=1)[:, None] - 2.0 * X @ Y.T + np.sum(Y**2, axis=1)
     a = -beta * np.maximum(d, 0.0)
@@ -166,12 +179,7 @@ def posterior_agreement(
     clusterer = check_clusterer(clusterer)
     n_splits = check_int(n_splits, "n_splits", minimum=2)
     Xc = X - X.mean(axis=0)
-    scale = float(np.mean(np.sum(Xc**2, axis=1)))
-    if betas is None:
-        betas = np.geomspace(1e-2, 1e3, 61) / max(scale, 1e-300)
-    betas = np.asarray(betas, dtype=float)
-    if betas.ndim != 1 or betas.size == 0 or not np.all(np.isfinite(betas)) or np.any(betas < 0):
-        raise ValueError("betas must be a non-empty 1-D array of finite values >= 0")
+    betas = _check_betas(betas, Xc, allow_zero=True)
     rng = check_random_state(random_state)
     values = np.empty((n_splits, ks.size, betas.size))
     for s in range(n_splits):
@@ -315,12 +323,7 @@ def posterior_agreement_path(
     max_clusters = check_int(max_clusters, "max_clusters", minimum=1, maximum=half)
     n_splits = check_int(n_splits, "n_splits", minimum=2)
     Xc = X - X.mean(axis=0)
-    scale = float(np.mean(np.sum(Xc**2, axis=1)))
-    if betas is None:
-        betas = np.geomspace(1e-2, 1e3, 61) / max(scale, 1e-300)
-    betas = np.asarray(betas, dtype=float)
-    if betas.ndim != 1 or betas.size == 0 or not np.all(np.isfinite(betas)) or np.any(betas <= 0):
-        raise ValueError("betas must be a non-empty 1-D array of finite values > 0")
+    betas = _check_betas(betas, Xc, allow_zero=False)
     rng = check_random_state(random_state)
     values = np.empty((n_splits, betas.size))
     k_eff = np.empty((n_splits, betas.size))
