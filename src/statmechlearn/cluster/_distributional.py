@@ -336,6 +336,22 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         cond = self._histograms(X, reset=False)
         return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_histograms_)
 
+    def assignment_costs(self, X):
+        """KL divergence of each count row's histogram to each cluster histogram.
+
+        The Gibbs assignment at temperature ``T`` is ``∝ exp(-cost / T)``
+        (:meth:`predict_proba` at ``T_min``); posterior agreement scans ``T``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_bins)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_clusters)
+        """
+        return self._cost(X)
+
     def predict(self, X):
         """Cluster of smallest KL divergence for each count row.
 

@@ -414,6 +414,23 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         """
         return np.argmin(self._fields(X), axis=1)
 
+    def assignment_costs(self, X):
+        """Mean fields ``h`` of new objects: the cost of joining each cluster.
+
+        The assignment at temperature ``T`` is ``∝ w exp(-h / T)``
+        (:meth:`predict_proba` at ``T_min``); posterior agreement scans ``T``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_new, n_train) or (n_new, n_features)
+            As in :meth:`predict`.
+
+        Returns
+        -------
+        ndarray of shape (n_new, n_found)
+        """
+        return self._fields(X)
+
     def predict_proba(self, X):
         """Mean-field assignment probabilities of new objects at ``T_min``.
 

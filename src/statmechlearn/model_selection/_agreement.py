@@ -40,6 +40,8 @@ __all__ = [
     "AnnealedAgreementResult",
     "PosteriorAgreementResult",
     "agreement_capacity",
+    "assignment_costs",
+    "capacity_from_costs",
     "posterior_agreement",
     "posterior_agreement_path",
 ]
@@ -62,6 +64,56 @@ def _log_posterior(X, Y, beta):
     d = np.sum(X**2, axis=1)[:, None] - 2.0 * X @ Y.T + np.sum(Y**2, axis=1)
     a = -beta * np.maximum(d, 0.0)
     return a - logsumexp(a, axis=1, keepdims=True)
+
+
+def assignment_costs(estimator, X):
+    """Costs ``h(x, nu)`` whose Gibbs distribution ``∝ exp(-beta h)`` is the posterior.
+
+    Squared distances to ``cluster_centers_`` (KMeans, DeterministicAnnealing,
+    GibbsSamplerClustering, …), or the estimator's own ``assignment_costs``
+    (HistogramClustering: KL divergences; PairwiseClustering: mean fields).
+    """
+    if hasattr(estimator, "assignment_costs"):
+        return np.asarray(estimator.assignment_costs(X), dtype=float)
+    if hasattr(estimator, "cluster_centers_"):
+        Y = np.asarray(estimator.cluster_centers_, dtype=float)
+        d = np.sum(X**2, axis=1)[:, None] - 2.0 * X @ Y.T + np.sum(Y**2, axis=1)
+        return np.maximum(d, 0.0)
+    raise TypeError(
+        f"posterior_agreement needs cluster_centers_ or assignment_costs; "
+        f"{type(estimator).__name__} has neither"
+    )
+
+
+def capacity_from_costs(costs_a, costs_b, betas):
+    """``I(beta)`` from the assignment costs of two solutions on the same objects.
+
+    The second solution's clusters are matched to the first's by the
+    Hungarian method on the confusion of their cheapest clusters.
+
+    Parameters
+    ----------
+    costs_a, costs_b : ndarray of shape (n, k_a), (n, k_b)
+    betas : array of float
+
+    Returns
+    -------
+    ndarray of shape (len(betas),)
+    """
+    Ha = np.asarray(costs_a, dtype=float)
+    Hb = np.asarray(costs_b, dtype=float)
+    C = np.zeros((Ha.shape[1], Hb.shape[1]))
+    np.add.at(C, (Ha.argmin(axis=1), Hb.argmin(axis=1)), 1.0)
+    ra, rb = linear_sum_assignment(-C)
+    k = max(Ha.shape[1], Hb.shape[1])
+    out = np.empty(len(betas))
+    for j, beta in enumerate(betas):
+        la = -beta * Ha
+        la -= logsumexp(la, axis=1, keepdims=True)
+        lb = -beta * Hb
+        lb -= logsumexp(lb, axis=1, keepdims=True)
+        out[j] = float(np.mean(math.log(k) + logsumexp(la[:, ra] + lb[:, rb], axis=1)))
+    return out
 
 
 def agreement_capacity(X, centers_a, centers_b, betas):
@@ -157,13 +209,16 @@ def posterior_agreement(
     ----------
     X : array-like of shape (n_samples, n_features)
     clusterer : estimator, optional
-        Must expose ``cluster_centers_`` after fitting (KMeans,
-        DeterministicAnnealing, GibbsSamplerClustering, …); default
-        ``KMeans(n_init=10)``.
+        Must expose ``cluster_centers_`` (KMeans, DeterministicAnnealing,
+        GibbsSamplerClustering: squared-distance costs) or
+        ``assignment_costs`` (HistogramClustering: KL divergences of count
+        rows; PairwiseClustering with a feature metric: mean fields) after
+        fitting; default ``KMeans(n_init=10)``.
     k_range : iterable of int, default=range(2, 11)
     betas : array-like of float, optional
-        Inverse temperatures; default 61 values from ``1e-2`` to ``1e3``
-        over the mean squared distance to the mean.
+        Inverse temperatures; default 61 values over five decades around the
+        inverse of the mean gap between each object's cheapest and dearest
+        cluster (so in the units of the costs).
     n_splits : int, default=10
         Random halvings averaged over.
     random_state : int, Generator or None
@@ -178,27 +233,33 @@ def posterior_agreement(
     ks = check_k_range(k_range, half, minimum=1)
     clusterer = check_clusterer(clusterer)
     n_splits = check_int(n_splits, "n_splits", minimum=2)
-    Xc = X - X.mean(axis=0)
-    betas = _check_betas(betas, Xc, allow_zero=True)
+    if betas is not None:
+        betas = _check_betas(betas, X, allow_zero=True)
     rng = check_random_state(random_state)
-    values = np.empty((n_splits, ks.size, betas.size))
+    pairs = []  # (split, k index, costs of the two solutions on the same objects)
     for s in range(n_splits):
         perm = rng.permutation(n)
-        A, B = Xc[perm[:half]], Xc[perm[half : 2 * half]]
+        A, B = X[perm[:half]], X[perm[half : 2 * half]]
+        both = X[perm[: 2 * half]]
         seed = int(rng.integers(2**31 - 1))
         for j, k in enumerate(ks):
             if k == 1:
-                values[s, j] = 0.0
                 continue
             _, est_a = fit_labels(clusterer, A, k, seed)
             _, est_b = fit_labels(clusterer, B, k, seed + 1)
-            if not hasattr(est_a, "cluster_centers_"):
-                raise TypeError(
-                    f"posterior_agreement needs cluster_centers_; {type(est_a).__name__} has none"
-                )
-            values[s, j] = agreement_capacity(
-                Xc[perm[: 2 * half]], est_a.cluster_centers_, est_b.cluster_centers_, betas
-            )
+            pairs.append((s, j, assignment_costs(est_a, both), assignment_costs(est_b, both)))
+    if betas is None:
+        # five decades around the inverse of the typical gap between a point's cheapest
+        # and dearest cluster, in whatever units the costs come (squared distance, KL, ...)
+        spread = (
+            np.mean([np.mean(h.max(axis=1) - h.min(axis=1)) for _, _, h, _ in pairs])
+            if pairs
+            else 1.0
+        )
+        betas = np.geomspace(1e-2, 1e3, 61) / max(float(spread), 1e-300)
+    values = np.zeros((n_splits, ks.size, betas.size))  # k = 1: capacity 0 at every beta
+    for s, j, ha, hb in pairs:
+        values[s, j] = capacity_from_costs(ha, hb, betas)
     cap = values.mean(axis=0)
     se = values.std(axis=0, ddof=1) / math.sqrt(n_splits)
     best = cap.argmax(axis=1)
