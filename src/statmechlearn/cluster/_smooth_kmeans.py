@@ -17,17 +17,27 @@ from statmechlearn.inference._mean_field import variational_free_energy
 __all__ = ["SmoothKMeans"]
 
 
-def _hard_cost(Xc, labels, k, W):
-    """Smooth k-means cost of a hard labeling: within-cluster squares + disagreeing weight."""
+def _within_ss(Xc, labels, k):
+    """Within-cluster sum of squares of a hard labeling (each cluster at its mean)."""
     total = 0.0
     for j in range(k):
         members = Xc[labels == j]
         if members.shape[0]:
             total += float(np.sum((members - members.mean(axis=0)) ** 2))
-    if W.nnz:
-        coo = W.tocoo()
-        total += 0.5 * float(np.sum(coo.data * (labels[coo.row] != labels[coo.col])))
     return total
+
+
+def _disagreement(labels, W):
+    """Weight of the edges whose ends carry different labels (each edge once)."""
+    if not W.nnz:
+        return 0.0
+    coo = W.tocoo()
+    return 0.5 * float(np.sum(coo.data * (labels[coo.row] != labels[coo.col])))
+
+
+def _hard_cost(Xc, labels, k, W):
+    """Smooth k-means cost of a hard labeling: within-cluster squares + disagreeing weight."""
+    return _within_ss(Xc, labels, k) + _disagreement(labels, W)
 
 
 def _reseed_smallest(Xc, labels, Y):
@@ -286,15 +296,7 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         self.labels_ = labels
         self.assignments_ = Q
         self.cluster_centers_ = centers
-        hard_centers = np.array(
-            [X[labels == j].mean(axis=0) if np.any(labels == j) else centers[j] for j in range(k)]
-        )
-        self.inertia_ = float(np.sum((X - hard_centers[labels]) ** 2))
-        if cost.W.nnz:
-            coo = cost.W.tocoo()
-            penalty = 0.5 * float(np.sum(coo.data * (labels[coo.row] != labels[coo.col])))
-        else:
-            penalty = 0.0
-        self.cost_ = self.inertia_ + penalty
+        self.inertia_ = _within_ss(Xc, labels, k)
+        self.cost_ = self.inertia_ + _disagreement(labels, cost.W)
         self.temperatures_ = np.array(temps)
         self.bounds_ = np.array(bounds)

@@ -382,11 +382,12 @@ class KMeansCost:
 
     def _stats(self, L):
         B, k = L.shape[0], self.n_states
-        counts = np.zeros((B, k))
-        sums = np.zeros((B, k, self.X.shape[1]))
-        for b in range(B):
-            counts[b] = np.bincount(L[b], minlength=k)
-            np.add.at(sums[b], L[b], self.X)
+        # one flat index (chain, cluster): every chain's sums in one bincount per feature
+        flat = (L + k * np.arange(B)[:, None]).ravel()
+        counts = np.bincount(flat, minlength=B * k).astype(float).reshape(B, k)
+        sums = np.stack(
+            [np.bincount(flat, weights=np.tile(x, B), minlength=B * k) for x in self.X.T], axis=-1
+        ).reshape(B, k, self.X.shape[1])
         return sums, counts
 
     def energy(self, labels):

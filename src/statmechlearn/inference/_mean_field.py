@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from statmechlearn._core.exceptions import ConvergenceWarning
+from statmechlearn._core.information import xlogy_sum
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import check_choice, check_int, check_real
 from statmechlearn.inference._costs import check_labels
@@ -48,11 +49,6 @@ def _softmin(h, T):
     return z
 
 
-def _neg_entropy(Q):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.sum(np.where(Q > 0, Q * np.log(Q), 0.0)))
-
-
 def variational_free_energy(cost, Q, temperature):
     """The mean-field bound ``B = E_Q[R] + T sum q log q`` (§6.2), ``>= -T log Z``.
 
@@ -67,7 +63,7 @@ def variational_free_energy(cost, Q, temperature):
     float
     """
     T = check_real(temperature, "temperature", minimum=0.0, include_min=False)
-    return cost.expected_cost(Q) + T * _neg_entropy(Q)
+    return cost.expected_cost(Q) + T * xlogy_sum(Q)
 
 
 def _check_q(Q, cost):

@@ -132,6 +132,7 @@ def typical_set(probabilities, n, epsilon, *, base="bits"):
         )
     H = entropy(p, "bits")
     log2q = np.log2(q)
+    n_factorial = math.factorial(n)
     size = 0
     log_prob = []
     # each type: the counts of the first k-1 symbols, the last takes the rest
@@ -143,9 +144,7 @@ def typical_set(probabilities, n, epsilon, *, base="bits"):
         s = _surprise_bits(counts, log2q, n)
         if abs(s - H) > eps:
             continue
-        multinomial = math.factorial(n)
-        for c in (*head, rest):
-            multinomial //= math.factorial(c)
+        multinomial = n_factorial // math.prod(math.factorial(c) for c in (*head, rest))
         size += multinomial
         # log P(class) = log multinomial - n s (in bits)
         log_prob.append(math.log2(multinomial) - n * s)
