@@ -1,3 +1,4 @@
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given
@@ -51,12 +52,33 @@ def test_Phi_plus_H_is_one(x):
     assert Phi(x) == pytest.approx(stats.norm.cdf(x), rel=1e-12, abs=1e-300)
 
 
-def test_log_cosh_stable_and_exact():
-    x = np.array([-3.0, -1e-3, 0.0, 0.5, 20.0])
-    np.testing.assert_allclose(log_cosh(x), np.log(np.cosh(x)), rtol=1e-13, atol=1e-16)
-    big = np.array([800.0, -1e6])
-    np.testing.assert_allclose(log_cosh(big), np.abs(big) - np.log(2.0), rtol=1e-15)
-    assert np.all(np.isfinite(log_cosh(big)))
+def _log_cosh_exact(x):
+    """40-digit log cosh x, written without cancellation (log1p of 2 sinh^2(x/2))."""
+    with mpmath.workdps(40):
+        x = mpmath.mpf(float(x))
+        if abs(x) > 30:
+            return float(abs(x) - mpmath.log(2) + mpmath.log1p(mpmath.exp(-2 * abs(x))))
+        return float(mpmath.log1p(2 * mpmath.sinh(x / 2) ** 2))
+
+
+def test_log_cosh_within_a_few_ulp_of_mpmath():
+    # the whole line: tiny |x| (where log(cosh(x)) loses every digit), the branch
+    # switch at |x| = 1, and |x| beyond cosh's overflow
+    x = np.concatenate(
+        [
+            -np.geomspace(1e-300, 1e-9, 30),
+            np.geomspace(1e-9, 40.0, 600),
+            np.linspace(0.95, 1.05, 41),
+            [-1e-3, 0.0, 700.0, 711.0, -1e6, 1e300],
+        ]
+    )
+    exact = np.array([_log_cosh_exact(v) for v in x])
+    got = log_cosh(x)
+    assert np.all(np.isfinite(got))
+    ulp = np.spacing(np.abs(exact))
+    ulp[exact == 0] = np.finfo(float).tiny
+    assert np.max(np.abs(got - exact) / ulp) <= 4
+    assert log_cosh(0.0) == 0.0 and log_cosh(-2.5) == log_cosh(2.5)
 
 
 def test_logsumexp_stable():

@@ -115,7 +115,13 @@ def log_H(x):
 
 
 def log_cosh(x):
-    """``log cosh(x)`` without overflow: ``|x| + log1p(exp(-2|x|)) - log 2``.
+    """``log cosh(x)`` to a few ulp on the whole real line, without overflow.
+
+    For ``|x| < 1`` it is ``log1p(2 sinh^2(x/2))`` (``cosh x - 1`` written
+    without cancellation, so tiny ``x`` give ``x^2/2`` to full precision); for
+    ``|x| >= 1`` it is ``|x| - log 2 + log1p(exp(-2|x|))``, which never
+    overflows. Both branches are within 2 ulp of a 40-digit mpmath reference
+    (``tests/core/test_gauss.py``).
 
     Parameters
     ----------
@@ -125,11 +131,16 @@ def log_cosh(x):
     Returns
     -------
     ndarray or float
-        Elementwise ``log(cosh(x))``; exact to rounding for ``|x|`` up to the
-        float range, where ``np.log(np.cosh(x))`` overflows beyond ``|x| ~ 710``.
+        Elementwise ``log(cosh(x))``, where ``np.log(np.cosh(x))`` loses all
+        relative precision for ``|x| < 1e-8`` and overflows beyond ``|x| ~ 710``.
     """
     a = np.abs(np.asarray(x, dtype=float))
-    return a + np.log1p(np.exp(-2.0 * a)) - np.log(2.0)
+    small = a < 1.0
+    half_sinh = np.sinh(0.5 * np.where(small, a, 0.0))
+    # the large-|x| branch is evaluated at 1 where small, so no lane overflows or warns
+    b = np.where(small, 1.0, a)
+    large = b - np.log(2.0) + np.log1p(np.exp(-2.0 * b))
+    return np.where(small, np.log1p(2.0 * half_sinh * half_sinh), large)[()]
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False):

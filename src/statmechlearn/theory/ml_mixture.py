@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq, root
 
-from statmechlearn._core.gauss import H, normal_pdf
+from statmechlearn._core.gauss import H, log_cosh, normal_pdf
 from statmechlearn._core.validation import check_real
 
 __all__ = [
@@ -185,12 +185,11 @@ def _averages(q, m, k, sigma, c):
     t = np.tanh(u)
     sech2 = 1.0 - t * t
     du = 1.0 / (1.0 - k * sech2)
-    log_cosh = np.abs(u) + np.log1p(np.exp(-2.0 * np.abs(u))) - math.log(2.0)
     return _Averages(
         t=float(w @ t),
         t2=float(w @ (t * t)),
         zt=float(w @ (z * t)),
-        phi=float(w @ (-log_cosh + 0.5 * k * t * t)),
+        phi=float(w @ (-log_cosh(u) + 0.5 * k * t * t)),
         dt=float(w @ (sech2 * du)),
         replicon=float(w @ (1.0 - du) ** 2),
     )
