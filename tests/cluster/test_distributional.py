@@ -49,12 +49,13 @@ def _h2(p):
 def test_information_quantities_against_scipy_and_the_issue():
     p = np.array([0.1, 0.2, 0.7])
     q = np.array([0.3, 0.3, 0.4])
-    assert entropy(p) == pytest.approx(scipy_entropy(p, base=2), abs=1e-14)
-    assert entropy(p, base="nats") == pytest.approx(scipy_entropy(p), abs=1e-14)
-    assert kl_divergence(p, q) == pytest.approx(scipy_entropy(p, q, base=2), abs=1e-14)
+    # scipy sums through the platform's log: compare at 1e-12, above any libm's rounding
+    assert entropy(p) == pytest.approx(scipy_entropy(p, base=2), abs=1e-12)
+    assert entropy(p, base="nats") == pytest.approx(scipy_entropy(p), abs=1e-12)
+    assert kl_divergence(p, q) == pytest.approx(scipy_entropy(p, q, base=2), abs=1e-12)
     assert mutual_information(JOINT) == pytest.approx(0.570951, abs=1e-6)
     assert entropy([0.9, 0.1]) == pytest.approx(0.469, abs=1e-3)
-    assert mutual_information(np.outer(p, q)) == pytest.approx(0.0, abs=1e-14)
+    assert mutual_information(np.outer(p, q)) == pytest.approx(0.0, abs=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -149,4 +149,6 @@ def test_vq_plateau_length_grows_like_log_inverse_tilt_over_kappa():
 
 def test_vq_from_an_exactly_symmetric_start_never_leaves_the_plateau():
     curve = learning_curve("vq", [0, 500], p_plus=0.8, lam=1.0, eta=0.2)
-    assert curve.eps_g[-1] == pytest.approx(0.5, abs=1e-12)
+    # the plateau amplifies any rounding asymmetry (1e-16 grows to ~1e-10 by alpha = 500);
+    # leaving it would move eps_g by ~0.1
+    assert curve.eps_g[-1] == pytest.approx(0.5, abs=1e-6)

@@ -473,7 +473,9 @@ def _order_parameter_arrays(R, Q):
     R, Q = np.asarray(R, dtype=float), np.asarray(Q, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         cosine = np.where(Q > 0, R / np.sqrt(np.where(Q > 0, Q, 1.0)), 0.0)
-    return np.arccos(np.clip(cosine, -1.0, 1.0)) / np.pi, Q - 2.0 * R + 1.0
+    # J = 0 (the trivial state) has no direction: Phi is exactly 1/2, not arccos(0)/pi
+    phi = np.where(Q > 0, np.arccos(np.clip(cosine, -1.0, 1.0)) / np.pi, 0.5)
+    return phi, Q - 2.0 * R + 1.0
 
 
 def _solutions_at(problem, points, fold_index, eta, *, tol=1e-7):
