@@ -36,7 +36,15 @@ def _fail(message, code=2):
     raise typer.Exit(code)
 
 
-def _run(specs, full, n_jobs, scheduler, out):
+ForceOpt = Annotated[
+    bool, typer.Option("--force", help="Recompute every cell, ignoring what the store holds.")
+]
+
+#: Exit statuses: a check failed; an experiment did not run (and none failed).
+EXIT_CHECK_FAILED, EXIT_NOT_RUN = 1, 3
+
+
+def _run(specs, full, n_jobs, scheduler, out, force=False):
     from statmechlearn.experiments import SchedulerUnavailableError, run_experiments
 
     mode = "full" if full else "quick"
@@ -48,6 +56,8 @@ def _run(specs, full, n_jobs, scheduler, out):
             n_jobs=n_jobs,
             scheduler=scheduler,
             progress=sys.stderr.isatty(),
+            force=force,
+            errors="record",
         )
     except SchedulerUnavailableError as exc:
         _fail(str(exc))
@@ -57,6 +67,9 @@ def _run(specs, full, n_jobs, scheduler, out):
         typer.echo("interrupted: finished cells are saved; run again to resume", err=True)
         raise typer.Exit(130) from None
     for s in summaries:
+        if s.not_run:
+            typer.echo(f"{s.name} ({s.mode}): not run: {s.not_run}", err=True)
+            continue
         typer.echo(
             f"{s.name} ({s.mode}): {s.n_computed} cells computed, {s.n_cached} from the store, "
             f"{s.wall_s:.1f} s -> {s.path}"
@@ -64,19 +77,26 @@ def _run(specs, full, n_jobs, scheduler, out):
     return summaries
 
 
-def _report(out, names=None):
+def _report(out, names=None, not_run=None):
+    """Write the report; return the exit status it calls for."""
     from statmechlearn.experiments import write_report
 
-    path, results = write_report(out, names)
-    checks = [c for cs in results.values() for c in cs if not c.reported]
-    n_pass = sum(c.passed for c in checks)
-    for name, cs in results.items():
-        for c in cs:
-            if not c.passed and not c.reported:
-                typer.echo(f"check failed: {name}: {c.quantity} {c.note}".rstrip(), err=True)
-    typer.echo(f"{len(results)} figure(s), {n_pass} of {len(checks)} checks pass")
-    typer.echo(f"report: {path.resolve()}")
-    return n_pass == len(checks)
+    summary = write_report(out, names, not_run=not_run)
+    for name, c in summary.failed:
+        typer.echo(f"check failed ({c.kind}): {name}: {c.quantity} {c.note}".rstrip(), err=True)
+    for name, why in summary.not_run.items():
+        if not_run is None or name not in not_run:
+            typer.echo(f"not run: {name}: {why}", err=True)
+    typer.echo(
+        f"{len(summary.results)} experiment(s) run, {len(summary.not_run)} not run; "
+        f"evidence: {summary.evidence_passed} passed, {summary.evidence_failed} failed; "
+        f"smoke: {summary.smoke_passed} passed, {summary.smoke_failed} failed; "
+        f"{summary.skipped} skipped"
+    )
+    typer.echo(f"report: {summary.path.resolve()}")
+    if summary.failed:
+        return EXIT_CHECK_FAILED
+    return EXIT_NOT_RUN if summary.not_run else 0
 
 
 @app.command("list")
@@ -96,15 +116,21 @@ def run(
     n_jobs: JobsOpt = 1,
     scheduler: SchedOpt = None,
     out: OutOpt = Path("results"),
+    force: ForceOpt = False,
 ):
-    """Compute experiments into the store (resumes; recomputes only missing cells)."""
+    """Compute experiments into the store (resumes; recomputes only missing cells).
+
+    Exit status 3 when an experiment could not run.
+    """
     from statmechlearn.experiments import UnknownExperimentError, get
 
     try:
         specs = [get(n) for n in names]
     except UnknownExperimentError as exc:
         _fail(str(exc))
-    _run(specs, full, n_jobs, scheduler, out)
+    summaries = _run(specs, full, n_jobs, scheduler, out, force)
+    if any(s.not_run for s in summaries):
+        raise typer.Exit(EXIT_NOT_RUN)
 
 
 @app.command()
@@ -114,26 +140,38 @@ def reproduce(
     n_jobs: JobsOpt = 1,
     scheduler: SchedOpt = None,
     out: OutOpt = Path("results"),
+    force: ForceOpt = False,
 ):
-    """Run every experiment of a paper (or all) and write the HTML report."""
+    """Run every experiment of a paper (or all) and write the HTML report.
+
+    Exit status 0 when every check passes and every experiment ran, 1 when a
+    check failed, 3 when an experiment could not run (the report says why).
+    """
     from statmechlearn.experiments import UnknownExperimentError, specs_for
 
     try:
         specs = specs_for(target)
     except UnknownExperimentError as exc:
         _fail(str(exc))
-    _run(specs, full, n_jobs, scheduler, out)
-    if not _report(out, [s.name for s in specs]):
-        raise typer.Exit(1)
+    summaries = _run(specs, full, n_jobs, scheduler, out, force)
+    not_run = {s.name: s.not_run for s in summaries if s.not_run}
+    status = _report(out, [s.name for s in specs], not_run)
+    if status:
+        raise typer.Exit(status)
 
 
 @app.command()
 def report(out: OutOpt = Path("results")):
-    """Write report.html from what the store holds."""
+    """Write report.html from what the store holds (every registered experiment).
+
+    Experiments without a result of the current code are listed as not run
+    (exit status 3); a failed check gives exit status 1.
+    """
     if not (out / "store").is_dir():
         _fail(f"no results in {out}/store; run `statmechlearn reproduce` first")
-    if not _report(out):
-        raise typer.Exit(1)
+    status = _report(out)
+    if status:
+        raise typer.Exit(status)
 
 
 def main():

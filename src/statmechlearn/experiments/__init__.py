@@ -17,15 +17,23 @@ from statmechlearn.experiments._registry import (
     papers,
     specs_for,
 )
-from statmechlearn.experiments._report import evaluate_checks, write_report
+from statmechlearn.experiments._report import ReportSummary, evaluate_checks, write_report
 from statmechlearn.experiments._runner import (
     RunSummary,
     SchedulerUnavailableError,
     run_experiment,
     run_experiments,
 )
-from statmechlearn.experiments._spec import MODES, Check, CheckResult, Derived, FigureSpec
-from statmechlearn.experiments._store import ResultStore
+from statmechlearn.experiments._spec import (
+    MODES,
+    Check,
+    CheckResult,
+    Derived,
+    FigureSpec,
+    Measurement,
+    measure,
+)
+from statmechlearn.experiments._store import ResultStore, result_key
 
 __all__ = [
     "MODES",
@@ -33,14 +41,18 @@ __all__ = [
     "CheckResult",
     "Derived",
     "FigureSpec",
+    "Measurement",
+    "ReportSummary",
     "ResultStore",
     "RunSummary",
     "SchedulerUnavailableError",
     "UnknownExperimentError",
     "evaluate_checks",
     "get",
+    "measure",
     "names",
     "papers",
+    "result_key",
     "run_experiment",
     "run_experiments",
     "specs_for",

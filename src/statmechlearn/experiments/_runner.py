@@ -1,17 +1,20 @@
 """Expand figure specs into cells and run them through one executor.
 
-A cell is one parameter point of the theory, or one (parameter point, seed)
-of the simulation. Each simulation cell draws from its own stream,
+A cell is one parameter point of the theory, one (parameter point, seed)
+of the simulation, or the figure's one shared cell (dense theory lines and
+the like, computed once). Each simulation cell draws from its own stream,
 ``SeedSequence(base_seed, spawn_key=(point, seed))``, so results do not
 depend on the backend or on the order in which cells finish. Finished cells
 are written into the store every ``flush_interval`` seconds, at the end, and
 when the run is interrupted, so a repeated run computes only what is missing.
+An experiment whose required packages are missing is not run and says why.
 """
 
 import json
 import math
 import os
 import time
+import traceback
 from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 
@@ -21,15 +24,17 @@ from tqdm.auto import tqdm
 
 from statmechlearn._core.rng import cell_generator
 from statmechlearn._core.validation import check_int
+from statmechlearn.experiments._fingerprint import peer_versions
 from statmechlearn.experiments._provenance import provenance
 from statmechlearn.experiments._spec import MODES
-from statmechlearn.experiments._store import ResultStore, spec_hash
+from statmechlearn.experiments._store import ResultStore, result_key, spec_hash
 
 __all__ = [
     "RunSummary",
     "SchedulerUnavailableError",
     "empty_dataset",
     "executor",
+    "missing_requirements",
     "run_experiment",
     "run_experiments",
 ]
@@ -46,13 +51,16 @@ class RunSummary:
     Attributes
     ----------
     name, mode : str
-    path : pathlib.Path
-        Store file of the dataset.
+    path : pathlib.Path or None
+        Store file of the dataset (None when the experiment did not run).
     n_cells, n_computed, n_cached : int
         All cells, cells computed now, cells found in the store.
     wall_s : float
         Wall time of this run.
-    dataset : xarray.Dataset
+    dataset : xarray.Dataset or None
+    not_run : str or None
+        Why the experiment did not run (a missing package, an error), or
+        None when it ran.
     """
 
     name: str
@@ -63,6 +71,21 @@ class RunSummary:
     n_cached: int
     wall_s: float
     dataset: object
+    not_run: str | None = None
+
+
+def missing_requirements(spec):
+    """Packages ``spec.requires`` names that cannot be imported here.
+
+    Parameters
+    ----------
+    spec : FigureSpec
+
+    Returns
+    -------
+    list of str
+    """
+    return [name for name, version in peer_versions(spec.requires).items() if version is None]
 
 
 def empty_dataset(spec, mode):
@@ -93,19 +116,29 @@ def empty_dataset(spec, mode):
                 f"spec {spec.name!r}: output {var!r} has dims {missing} without coords"
             )
         shape = tuple(len(out_coords[d]) for d in dims)
-        lead_dims = grid_dims + (("seed",) if var.startswith("sim_") else ())
-        lead_shape = grid_shape + ((n_seeds,) if var.startswith("sim_") else ())
+        if var.startswith("shared_"):
+            lead_dims, lead_shape = (), ()
+        else:
+            lead_dims = grid_dims + (("seed",) if var.startswith("sim_") else ())
+            lead_shape = grid_shape + ((n_seeds,) if var.startswith("sim_") else ())
         data_vars[var] = (lead_dims + tuple(dims), np.full(lead_shape + shape, np.nan))
+    if spec.shared is not None:
+        data_vars["shared_done"] = ((), np.array(False))
+        data_vars["shared_wall_s"] = ((), np.array(np.nan))
     if spec.theory is not None:
         data_vars["theory_done"] = (grid_dims, np.zeros(grid_shape, dtype=bool))
         data_vars["theory_wall_s"] = (grid_dims, np.full(grid_shape, np.nan))
     if spec.simulation is not None:
         data_vars["sim_done"] = ((*grid_dims, "seed"), np.zeros((*grid_shape, n_seeds), bool))
         data_vars["sim_wall_s"] = ((*grid_dims, "seed"), np.full((*grid_shape, n_seeds), np.nan))
+    key = result_key(spec, mode)
     attrs = {
         "name": spec.name,
         "mode": mode,
         "spec_hash": spec_hash(spec, mode),
+        "key_json": json.dumps(key, sort_keys=True),
+        "peers_json": json.dumps(key["peers"], sort_keys=True),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "paper": spec.paper,
         "citation": spec.citation,
         "figure": spec.figure,
@@ -123,13 +156,23 @@ def empty_dataset(spec, mode):
 
 
 def _execute_cell(task):
-    """Run one cell; module-level so every backend can pickle it."""
+    """Run one cell; module-level so every backend can pickle it.
+
+    BLAS runs on one thread inside a cell: cells are the unit of parallelism,
+    and a summation order that does not depend on the backend's thread count
+    gives the same numbers serially, with loky and with dask.
+    """
+    from threadpoolctl import threadpool_limits
+
     kind, fn, point, settings, seed_key, index = task
     start = time.perf_counter()
-    if kind == "theory":
-        out = fn(dict(point), dict(settings))
-    else:
-        out = fn(dict(point), dict(settings), cell_generator(*seed_key))
+    with threadpool_limits(limits=1, user_api="blas"):
+        if kind == "shared":
+            out = fn(dict(settings))
+        elif kind == "theory":
+            out = fn(dict(point), dict(settings))
+        else:
+            out = fn(dict(point), dict(settings), cell_generator(*seed_key))
     wall = time.perf_counter() - start
     return kind, index, {k: np.asarray(v, dtype=float) for k, v in out.items()}, wall
 
@@ -138,6 +181,8 @@ def _missing_tasks(spec, mode, ds):
     settings = dict(spec.settings[mode])
     shape = spec.grid_shape()
     tasks = []
+    if spec.shared is not None and not bool(ds["shared_done"].values):
+        tasks.append(("shared", spec.shared, {}, settings, None, ()))
     for flat, point in enumerate(spec.points()):
         idx = np.unravel_index(flat, shape) if shape else ()
         idx = tuple(int(i) for i in idx)
@@ -152,7 +197,7 @@ def _missing_tasks(spec, mode, ds):
 
 
 def _store_cell(spec, ds, kind, index, out, wall):
-    prefix = "theory_" if kind == "theory" else "sim_"
+    prefix = {"theory": "theory_", "sim": "sim_", "shared": "shared_"}[kind]
     expected = {v for v in spec.outputs if v.startswith(prefix)}
     if set(out) != expected:
         raise ValueError(f"{spec.name}: {kind} returned {sorted(out)}, expected {sorted(expected)}")
@@ -196,6 +241,13 @@ class _DaskExecutor:
             self.client.cancel(futures)
 
 
+def _workers(n_jobs):
+    n_jobs = check_int(n_jobs, "n_jobs")
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs}")
+    return (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+
+
 @contextmanager
 def executor(n_jobs=1, scheduler=None, connect_timeout=10.0):
     """Context manager yielding the executor that runs cells.
@@ -215,10 +267,7 @@ def executor(n_jobs=1, scheduler=None, connect_timeout=10.0):
     ------
     object with ``imap_unordered(fn, tasks)``
     """
-    n_jobs = check_int(n_jobs, "n_jobs")
-    if n_jobs == 0 or n_jobs < -1:
-        raise ValueError(f"n_jobs must be a positive integer or -1 (all cores), got {n_jobs}")
-    workers = (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+    workers = _workers(n_jobs)
     if scheduler is None:
         yield _SerialExecutor() if workers == 1 else _LokyExecutor(workers)
         return
@@ -270,6 +319,7 @@ def run_experiment(
     n_jobs=1,
     scheduler=None,
     progress=True,
+    force=False,
     flush_interval=2.0,
     _executor=None,
 ):
@@ -287,12 +337,17 @@ def run_experiment(
         dask scheduler (see :func:`executor`).
     progress : bool, default=True
         Show a tqdm progress bar on stderr.
+    force : bool, default=False
+        Recompute every cell, discarding what the store holds under the
+        current key.
     flush_interval : float, default=2.0
         Seconds between writes of finished cells to the store.
 
     Returns
     -------
     RunSummary
+        With ``not_run`` set (and nothing computed) when a package the
+        experiment requires is missing.
 
     Raises
     ------
@@ -302,13 +357,20 @@ def run_experiment(
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
     start = time.perf_counter()
+    missing = missing_requirements(spec)
+    if missing:
+        why = f"needs {', '.join(missing)} (pip install 'statmechlearn[peers]')"
+        return RunSummary(spec.name, mode, None, 0, 0, 0, 0.0, None, not_run=why)
     store = ResultStore(os.path.join(out, "store"))
-    path = store.path(spec, mode)
-    ds = store.load(spec, mode)
+    key = spec_hash(spec, mode)
+    path = store.path(spec, mode, key)
+    if force:
+        store.remove(spec, mode, key)
+    ds = store.load(spec, mode, key)
     if ds is None:
         ds = empty_dataset(spec, mode)
     tasks = _missing_tasks(spec, mode, ds)
-    n_cells = len(spec.points()) * (
+    n_cells = (spec.shared is not None) + len(spec.points()) * (
         (spec.theory is not None) + (spec.simulation is not None) * spec.settings[mode]["n_seeds"]
     )
     computed = 0
@@ -351,7 +413,7 @@ def run_experiment(
 
 def _flush(store, ds, path):
     wall = 0.0
-    for var in ("theory_wall_s", "sim_wall_s"):
+    for var in ("shared_wall_s", "theory_wall_s", "sim_wall_s"):
         if var in ds:
             wall += float(np.nansum(ds[var].values))
     ds.attrs["cell_wall_s_total"] = wall if math.isfinite(wall) else 0.0
@@ -359,24 +421,58 @@ def _flush(store, ds, path):
     store.save(ds, path)
 
 
-def run_experiments(specs, mode="quick", *, out="results", n_jobs=1, scheduler=None, progress=True):
+def run_experiments(
+    specs,
+    mode="quick",
+    *,
+    out="results",
+    n_jobs=1,
+    scheduler=None,
+    progress=True,
+    force=False,
+    errors="raise",
+):
     """Run several specs through one executor (one dask client for all).
 
     Parameters
     ----------
     specs : sequence of FigureSpec
-    mode, out, n_jobs, scheduler, progress
+    mode, out, n_jobs, scheduler, progress, force
         As in :func:`run_experiment`.
+    errors : {"raise", "record"}, default="raise"
+        What an exception inside an experiment does: propagate, or end that
+        experiment (its finished cells are kept) with ``not_run`` giving the
+        error, and go on with the next one.
 
     Returns
     -------
     list of RunSummary
     """
+    if errors not in ("raise", "record"):
+        raise ValueError(f"errors must be 'raise' or 'record', got {errors!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+    _workers(n_jobs)
+    summaries = []
     with ExitStack() as stack:
         shared = _LazyExecutor(stack, n_jobs, scheduler)
-        return [
-            run_experiment(s, mode, out=out, progress=progress, _executor=shared) for s in specs
-        ]
+        for spec in specs:
+            try:
+                summaries.append(
+                    run_experiment(
+                        spec, mode, out=out, progress=progress, force=force, _executor=shared
+                    )
+                )
+            except Exception as exc:
+                if errors == "raise" or isinstance(exc, SchedulerUnavailableError):
+                    raise
+                where = traceback.extract_tb(exc.__traceback__)[-1]
+                why = (
+                    f"error: {type(exc).__name__}: {exc} "
+                    f"({os.path.basename(where.filename)}:{where.lineno})"
+                )
+                summaries.append(RunSummary(spec.name, mode, None, 0, 0, 0, 0.0, None, why))
+    return summaries
 
 
 class _LazyExecutor:

@@ -1,11 +1,17 @@
-"""The result store: one NetCDF file (h5netcdf) per figure and mode.
+"""The result store: one NetCDF file (h5netcdf) per figure and mode, content-addressed.
 
-A file is keyed by a hash of the spec (grid, settings, outputs, functions,
-seed) and the package version, so a changed spec or a new release never
-reuses stale numbers. Writes go to a temporary file in the same folder
-that is fsynced and renamed over the target, so a crash leaves either the
-old or the new file, never a torn one. Every file carries a SHA-256 of
-its contents; a file that cannot be opened, lacks variables or fails the
+A file is keyed by a hash of everything that can change its numbers
+(:func:`result_key`): the syntax tree of the package code its cells run
+(:mod:`~statmechlearn.experiments._fingerprint`), the versions of Python,
+NumPy, SciPy, numba and scikit-learn, which optional peers were
+importable, the mode, grid, settings, per-cell coordinates and seed. An
+edited theory or estimator therefore never serves an old number, and a
+peer installed later gives a new key instead of a cached failure.
+
+Writes go to a temporary file in the same folder that is fsynced and
+renamed over the target, so a crash leaves either the old or the new file,
+never a torn one. Every file carries a SHA-256 of its data *and*
+attributes; a file that cannot be opened, lacks variables or fails the
 checksum is set aside as ``*.damaged`` and its cells are recomputed.
 """
 
@@ -19,9 +25,12 @@ from pathlib import Path
 import numpy as np
 import xarray as xr
 
-from statmechlearn._version import __version__
+from statmechlearn.experiments._fingerprint import cell_code, library_versions, peer_versions
 
-__all__ = ["ResultStore", "dataset_checksum", "spec_hash"]
+__all__ = ["ResultStore", "dataset_checksum", "result_key", "spec_hash"]
+
+#: Bumped when the layout of stored datasets changes.
+STORE_FORMAT = 2
 
 
 def _jsonable(obj):
@@ -33,13 +42,60 @@ def _jsonable(obj):
         return _jsonable(obj.tolist())
     if isinstance(obj, np.generic):
         return obj.item()
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return repr(obj)
     if callable(obj):
         return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', repr(obj))}"
     return obj
 
 
+#: The runner's cell executor and seeding decide how any cell turns into numbers.
+_RUNNER = "statmechlearn.experiments._runner"
+_CELL_FUNCTIONS = ((_RUNNER, "_execute_cell"), (_RUNNER, "_missing_tasks"))
+_CELL_MODULES = ("statmechlearn._core.rng",)
+
+
+def result_key(spec, mode):
+    """Everything that determines a spec's numbers in one mode.
+
+    Parameters
+    ----------
+    spec : FigureSpec
+    mode : {"quick", "full"}
+
+    Returns
+    -------
+    dict
+        JSON-able: ``format``, ``name``, ``mode``, ``grid``, ``settings``,
+        ``outputs``, ``coords``, ``base_seed``, ``code`` (digests of every
+        function, constant and module the cells reach), ``libraries`` and
+        ``peers``.
+    """
+    settings = spec.settings[mode]
+    coords = {k: np.asarray(v) for k, v in spec.coords(settings).items()}
+    return _jsonable(
+        {
+            "format": STORE_FORMAT,
+            "name": spec.name,
+            "mode": mode,
+            "grid": spec.grid,
+            "settings": settings,
+            "outputs": spec.outputs,
+            "coords": {k: [str(v.dtype), v.tolist()] for k, v in coords.items()},
+            "base_seed": spec.base_seed,
+            "code": cell_code(
+                (spec.theory, spec.simulation, spec.shared),
+                always=_CELL_FUNCTIONS,
+                always_modules=_CELL_MODULES,
+            ),
+            "libraries": library_versions(),
+            "peers": peer_versions(spec.peers),
+        }
+    )
+
+
 def spec_hash(spec, mode):
-    """Hash of everything that determines a spec's numbers in one mode.
+    """SHA-256 of :func:`result_key`: the key a stored result is filed under.
 
     Parameters
     ----------
@@ -51,23 +107,19 @@ def spec_hash(spec, mode):
     str
         Hex SHA-256.
     """
-    payload = {
-        "name": spec.name,
-        "version": __version__,
-        "mode": mode,
-        "grid": spec.grid,
-        "settings": spec.settings[mode],
-        "outputs": spec.outputs,
-        "theory": spec.theory,
-        "simulation": spec.simulation,
-        "base_seed": spec.base_seed,
-    }
-    text = json.dumps(_jsonable(payload), sort_keys=True)
+    text = json.dumps(result_key(spec, mode), sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _attrs_text(attrs):
+    return json.dumps(
+        {k: _jsonable(v) for k, v in attrs.items() if k != "checksum"}, sort_keys=True
+    )
+
+
 def dataset_checksum(ds):
-    """SHA-256 over the names, shapes and bytes of every variable and coordinate.
+    """SHA-256 over every variable and coordinate (name, dims, dtype, bytes, attributes)
+    and the dataset's attributes (all but the checksum itself).
 
     Parameters
     ----------
@@ -79,16 +131,23 @@ def dataset_checksum(ds):
     """
     h = hashlib.sha256()
     for name in sorted(map(str, ds.variables)):
-        values = np.ascontiguousarray(ds[name].values)
+        var = ds.variables[name]
+        values = np.ascontiguousarray(var.values)
         h.update(name.encode())
+        h.update(json.dumps(list(map(str, var.dims))).encode())
         h.update(str(values.shape).encode())
         h.update(str(values.dtype.str).encode())
-        h.update(values.tobytes())
+        if values.dtype == object:
+            h.update(repr(values.tolist()).encode())
+        else:
+            h.update(values.tobytes())
+        h.update(_attrs_text(var.attrs).encode())
+    h.update(_attrs_text(ds.attrs).encode())
     return h.hexdigest()
 
 
 class ResultStore:
-    """Folder of NetCDF datasets, one per (figure, mode, spec hash).
+    """Folder of NetCDF datasets, one per (figure, mode, result key).
 
     Parameters
     ----------
@@ -99,36 +158,42 @@ class ResultStore:
     def __init__(self, root):
         self.root = Path(root)
 
-    def path(self, spec, mode):
+    def path(self, spec, mode, key=None):
         """File of ``spec`` in ``mode``.
 
         Parameters
         ----------
         spec : FigureSpec
         mode : str
+        key : str, optional
+            :func:`spec_hash` when already computed.
 
         Returns
         -------
         Path
         """
-        return self.root / f"{spec.name}__{mode}__{spec_hash(spec, mode)[:16]}.nc"
+        key = spec_hash(spec, mode) if key is None else key
+        return self.root / f"{spec.name}__{mode}__{key[:16]}.nc"
 
-    def load(self, spec, mode):
-        """Stored dataset of ``spec``, or ``None`` if absent or damaged.
+    def load(self, spec, mode, key=None):
+        """Stored dataset of ``spec`` under its current key, or ``None`` if absent or damaged.
 
         Parameters
         ----------
         spec : FigureSpec
         mode : str
+        key : str, optional
+            :func:`spec_hash` when already computed.
 
         Returns
         -------
         xarray.Dataset or None
         """
-        path = self.path(spec, mode)
+        key = spec_hash(spec, mode) if key is None else key
+        path = self.path(spec, mode, key)
         if not path.exists():
             return None
-        return self._read_verified(path, expected_hash=spec_hash(spec, mode))
+        return self._read_verified(path, expected_hash=key)
 
     def _read_verified(self, path, expected_hash=None):
         try:
@@ -136,7 +201,7 @@ class ResultStore:
                 ds = handle.load()
             problem = None
             if expected_hash is not None and ds.attrs.get("spec_hash") != expected_hash:
-                problem = "spec hash does not match"
+                problem = "key does not match"
             elif ds.attrs.get("checksum") != dataset_checksum(ds):
                 problem = "checksum does not match its contents"
         except Exception as exc:  # any read failure means the file is unusable
@@ -153,7 +218,7 @@ class ResultStore:
         return None
 
     def save(self, ds, path):
-        """Write ``ds`` atomically to ``path`` with a content checksum.
+        """Write ``ds`` atomically to ``path`` with a checksum of data and attributes.
 
         Parameters
         ----------
@@ -163,11 +228,18 @@ class ResultStore:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         ds = ds.copy()
+        ds.attrs.pop("checksum", None)
         ds.attrs["checksum"] = dataset_checksum(ds)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
         os.close(fd)
+        # gzip every array: stored images and mostly-NaN padded paths shrink many-fold
+        encoding = {
+            name: {"zlib": True, "complevel": 4}
+            for name, var in ds.data_vars.items()
+            if var.ndim and var.dtype.kind in "fiub"
+        }
         try:
-            ds.to_netcdf(tmp, engine="h5netcdf")
+            ds.to_netcdf(tmp, engine="h5netcdf", encoding=encoding)
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
             os.replace(tmp, path)
@@ -175,11 +247,23 @@ class ResultStore:
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def latest(self, spec, modes=("quick", "full")):
-        """Most recently written dataset of ``spec`` that matches its current hash.
+    def remove(self, spec, mode, key=None):
+        """Delete the stored result of ``spec`` in ``mode`` (``run --force``).
 
-        Files of an older version or a changed spec are ignored (they stay on
-        disk until removed), so the report never mixes a spec with stale numbers.
+        Parameters
+        ----------
+        spec : FigureSpec
+        mode : str
+        key : str, optional
+        """
+        self.path(spec, mode, key).unlink(missing_ok=True)
+
+    def latest(self, spec, modes=("quick", "full")):
+        """Most recently written dataset of ``spec`` that matches its current key.
+
+        Files of older code, other library versions or a changed spec are
+        ignored (they stay on disk until removed), so the report never shows
+        numbers that the current code did not compute.
 
         Parameters
         ----------
@@ -190,12 +274,13 @@ class ResultStore:
         -------
         xarray.Dataset or None
         """
-        paths = [(self.path(spec, m), m) for m in modes]
+        keys = {m: spec_hash(spec, m) for m in modes}
+        paths = [(self.path(spec, m, keys[m]), m) for m in modes]
         paths = sorted(
             (p for p in paths if p[0].exists()), key=lambda p: p[0].stat().st_mtime, reverse=True
         )
         for _, mode in paths:
-            ds = self.load(spec, mode)
+            ds = self.load(spec, mode, keys[mode])
             if ds is not None:
                 return ds
         return None
