@@ -12,46 +12,52 @@ from statmechlearn.experiments import get, names, run_experiment, write_report
 runner = CliRunner()
 
 
-def _n_checks():
-    """Checks of every registered experiment in quick mode (reported rows carry no verdict)."""
-    return sum(
-        not getattr(c, "reported", False)
-        for n in names()
-        for c in get(n).checks(get(n).settings["quick"])
-    )
+def _kinds(out):
+    """Every check's result in the stored quick run, by experiment."""
+    from statmechlearn.experiments import ResultStore, evaluate_checks
 
-
-@pytest.fixture(scope="module")
-def quick_results(tmp_path_factory):
-    """The real main job (`reproduce all --quick`) run once for this module."""
-    out = tmp_path_factory.mktemp("results")
-    result = runner.invoke(app, ["reproduce", "all", "--quick", "--n-jobs", "2", "--out", str(out)])
-    return out, result
+    store = ResultStore(out / "store")
+    return {n: evaluate_checks(get(n), store.latest(get(n))) for n in names()}
 
 
 def test_reproduce_writes_report_and_every_check_passes(quick_results):
     out, result = quick_results
     assert result.exit_code == 0, result.output
-    n = _n_checks()
-    assert n >= 39 and f"{n} of {n} checks pass" in result.output
+    results = _kinds(out)
+    rows = [c for cs in results.values() for c in cs]
+    assert not [(c.quantity, c.note) for c in rows if c.passed is False]
+    n_evidence = sum(c.kind == "evidence" for c in rows)
+    assert f"evidence: {n_evidence} passed, 0 failed" in result.output
+    assert f"{len(names())} experiment(s) run, 0 not run" in result.output
     report = out / "report.html"
     assert f"report: {report.resolve()}" in result.output
     html = report.read_text()
-    assert "Fig. 2" in html and "Biehl" in html and "all checks pass" in html
-    assert html.count('class="pass"') == n and 'class="fail"' not in html
-    assert 'class="reported"' in html  # measured rows without a verdict are shown
+    assert "Fig. 2" in html and "Biehl" in html and "All evidence passes" in html
+    assert 'class="fail' not in html
+    assert "reported" in html and "smoke" in html  # rows without power or verdict are shown
     for name in names():
-        assert get(name).figure in html
+        assert get(name).figure in html and f'href="#{name}"' in html
     assert "data:image/png;base64," in html and 'src="http' not in html  # self-contained
-    assert "commit" in html and "base seed" in html
+    assert "commit" in html and "base seed" in html and "computed under key" in html
+
+
+def test_quick_mode_gives_evidence_for_every_figure(quick_results):
+    out, _ = quick_results
+    for name, checks in _kinds(out).items():
+        assert any(c.kind == "evidence" and c.passed for c in checks), name
+
+
+def test_table_1_is_in_the_report(quick_results):
+    out, _ = quick_results
+    html = (out / "report.html").read_text()
+    assert 'id="sparse-table1"' in html and "Table 1" in html and "not run" not in html
 
 
 def test_report_command_rebuilds_from_store(quick_results):
     out, _ = quick_results
     result = runner.invoke(app, ["report", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    n = _n_checks()
-    assert f"{len(names())} figure(s), {n} of {n} checks pass" in result.output
+    assert f"{len(names())} experiment(s) run, 0 not run" in result.output
 
 
 def _chromium():
@@ -119,7 +125,7 @@ def test_list_and_help():
 
 
 def test_write_report_lists_failing_checks(tmp_path, small_spec, monkeypatch):
-    """A failing check shows as FAIL and the summary says not all pass."""
+    """A failing check shows as FAIL, the summary says so, and reproduce exits with 1."""
     import dataclasses
 
     from statmechlearn.experiments import Check, _registry
@@ -127,19 +133,57 @@ def test_write_report_lists_failing_checks(tmp_path, small_spec, monkeypatch):
     bad = dataclasses.replace(
         small_spec,
         name="lvq-fig2-failing",
+        paper="failing",
         grid={"p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)},
         checks=lambda s: [
             Check(
                 "impossible",
                 ("theory_eps_g", {"alpha": 0.0}),
-                paper_value=0.1,
-                paper_tolerance=1e-3,
+                paper_value="0.100",
+                paper_source="nowhere",
             )
         ],
     )
     monkeypatch.setitem(_registry._SPECS, bad.name, bad)
     run_experiment(bad, "quick", out=tmp_path, progress=False)
-    path, results = write_report(tmp_path, [bad.name])
-    assert not results[bad.name][0].passed
-    html = path.read_text()
-    assert "FAIL" in html and "0 of 1 checks pass" in html
+    summary = write_report(tmp_path, [bad.name])
+    assert summary.results[bad.name][0].passed is False and summary.evidence_failed == 1
+    html = summary.path.read_text()
+    assert "evidence: FAIL" in html and 'id="evidence-failed">1<' in html
+    result = runner.invoke(app, ["reproduce", "failing", "--out", str(tmp_path)])
+    assert result.exit_code == 1 and "check failed (evidence)" in result.output
+
+
+def test_an_experiment_that_cannot_run_is_shown_and_the_exit_status_says_so(
+    tmp_path, small_spec, monkeypatch
+):
+    import dataclasses
+
+    from statmechlearn.experiments import _registry
+
+    needy = dataclasses.replace(
+        small_spec, name="lvq-fig2-needy", paper="needy", requires=("no_such_package_x",)
+    )
+    monkeypatch.setitem(_registry._SPECS, needy.name, needy)
+    result = runner.invoke(app, ["reproduce", "needy", "--out", str(tmp_path)])
+    assert result.exit_code == 3, result.output
+    assert "not run: needs no_such_package_x" in result.output
+    html = (tmp_path / "report.html").read_text()
+    assert 'id="not-run"' in html and "lvq-fig2-needy" in html and "needs no_such_package_x" in html
+    result = runner.invoke(app, ["run", needy.name, "--out", str(tmp_path)])
+    assert result.exit_code == 3
+
+
+def test_an_error_inside_an_experiment_is_reported_as_not_run(tmp_path, small_spec, monkeypatch):
+    import dataclasses
+
+    from statmechlearn.experiments import _registry
+
+    def broken(point, settings, rng):
+        raise RuntimeError("cell exploded")
+
+    bad = dataclasses.replace(small_spec, name="lvq-fig2-broken", paper="broken", simulation=broken)
+    monkeypatch.setitem(_registry._SPECS, bad.name, bad)
+    result = runner.invoke(app, ["reproduce", "broken", "--out", str(tmp_path)])
+    assert result.exit_code == 3
+    assert "not run: error: RuntimeError: cell exploded" in result.output

@@ -1,4 +1,16 @@
-"""Figure specifications and checks: an experiment is data, not a script."""
+"""Figure specifications and checks: an experiment is data, not a script.
+
+A check turns stored numbers into a verdict a reader can trust. Every check
+records what was observed, what was expected and where the expectation
+comes from, the observation's standard error, ``z`` and its *resolution*:
+the smallest relative deviation from the expectation it could detect at its
+N and number of seeds. A check is **evidence** when its resolution is at
+most ``max_resolution`` (5 % by default, or the paper's own printed
+precision when it compares with a paper's number) and its expectation is
+computed independently of what it checks; otherwise it is shown as
+**smoke** and is not counted as passed evidence. ``docs/experiments.md``
+explains the rules.
+"""
 
 import math
 from collections.abc import Callable, Mapping
@@ -6,25 +18,174 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["MODES", "Check", "CheckResult", "Derived", "FigureSpec"]
+__all__ = [
+    "EVIDENCE_RESOLUTION",
+    "MODES",
+    "Check",
+    "CheckResult",
+    "Derived",
+    "FigureSpec",
+    "Measurement",
+    "critical_value",
+    "measure",
+    "printed_number",
+]
 
 #: Run modes: ``quick`` (small N, few seeds, minutes) and ``full`` (the paper's N and runs).
 MODES = ("quick", "full")
 
+#: Largest relative resolution of a check that counts as evidence.
+EVIDENCE_RESOLUTION = 0.05
+
+#: Verdict kinds of a :class:`CheckResult`.
+KINDS = ("evidence", "smoke", "reported", "skipped")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A number measured from stored data, with its statistical error.
+
+    Attributes
+    ----------
+    value : float
+        The estimate (NaN when nothing finite was measured).
+    se : float or None
+        Standard error of ``value``; None for an exact (theory) number.
+    n : int or None
+        Runs (seeds) that entered the estimate.
+    n_nonfinite : int
+        Finished runs whose value was NaN or infinite (counted, never
+        dropped silently: a check with non-finite runs fails).
+    """
+
+    value: float
+    se: float | None = None
+    n: int | None = None
+    n_nonfinite: int = 0
+
+
+def measure(values):
+    """Mean and standard error of the finite entries of ``values``.
+
+    Parameters
+    ----------
+    values : array_like
+        One number per run (NaN marks a run that produced no finite number;
+        it is counted in ``n_nonfinite``).
+
+    Returns
+    -------
+    Measurement
+        ``se`` is ``std(ddof=1) / sqrt(n)``; with fewer than two finite runs
+        the value or its error is NaN.
+    """
+    values = np.asarray(values, dtype=float).ravel()
+    finite = values[np.isfinite(values)]
+    bad = int(values.size - finite.size)
+    if finite.size == 0:
+        return Measurement(math.nan, math.nan, 0, bad)
+    se = float(finite.std(ddof=1) / math.sqrt(finite.size)) if finite.size > 1 else math.nan
+    return Measurement(float(finite.mean()), se, int(finite.size), bad)
+
+
+def printed_number(value):
+    """A number as printed in a paper and its precision (half a unit of the last digit).
+
+    Parameters
+    ----------
+    value : str or float
+        ``"0.90"`` is 0.9 printed to two decimals; a float carries no
+        printed precision.
+
+    Returns
+    -------
+    value : float
+    half_unit : float or None
+        Half a unit of the last printed digit, or None for a float.
+    """
+    if not isinstance(value, str):
+        return float(value), None
+    text = value.strip().lower()
+    mantissa, _, exponent = text.partition("e")
+    decimals = len(mantissa.split(".", 1)[1]) if "." in mantissa else 0
+    return float(text), 0.5 * 10.0 ** (int(exponent or 0) - decimals)
+
 
 @dataclass(frozen=True)
 class CheckResult:
-    """Outcome of one :class:`Check` on a dataset (one row of the report's table)."""
+    """Outcome of one check (one row of the report's table).
+
+    Attributes
+    ----------
+    quantity : str
+    observed, observed_se : float or None
+        The measured value and its standard error (None when exact).
+    expected : float or None
+        What ``observed`` is compared with; ``expected_from`` says what it
+        is (``"theory"``, ``"paper"``, ``"reference"``, ``"target"``,
+        ``"bound"``).
+    z : float or None
+        ``(observed - expected) / SE`` where there is a standard error.
+    tolerance : str
+        The acceptance rule, in words.
+    resolution : float or None
+        Smallest relative deviation from the expectation the check could
+        detect (``n_standard_errors * SE / scale``, or an exact tolerance
+        over the scale); 0 for an exact inequality.
+    kind : {"evidence", "smoke", "reported", "skipped"}
+    passed : bool or None
+        None for reported and skipped rows.
+    note : str
+    theory, simulation, simulation_se : float or None
+        The two sides of a theory-vs-simulation comparison, for display.
+    paper, paper_source : float or None, str
+        A number printed in the paper and where (figure, table, equation).
+    paper_compared, reference_compared : bool
+        False where the paper's (or the reference) number is shown beside
+        ours but not compared (the note says why the re-derived value
+        differs).
+    reference, reference_source : float or None, str
+        Any other external number (not printed in the paper) and its origin.
+    n_runs, n_nonfinite : int or None, int
+        Runs that entered the observation and finished runs without a
+        finite value.
+    two_sided : bool
+        Whether ``z`` measures agreement (two-sided) rather than a margin.
+    """
 
     quantity: str
-    theory: float | None
-    simulation: float | None
-    simulation_se: float | None
-    paper: float | None
+    observed: float | None
+    observed_se: float | None
+    expected: float | None
+    expected_from: str
+    z: float | None
     tolerance: str
-    passed: bool
+    resolution: float | None
+    kind: str
+    passed: bool | None
     note: str = ""
-    reported: bool = False
+    theory: float | None = None
+    simulation: float | None = None
+    simulation_se: float | None = None
+    paper: float | None = None
+    paper_source: str = ""
+    paper_compared: bool = True
+    reference: float | None = None
+    reference_source: str = ""
+    reference_compared: bool = True
+    n_runs: int | None = None
+    n_nonfinite: int = 0
+    two_sided: bool = True
+
+    @property
+    def reported(self):
+        """True for a measurement shown without a verdict."""
+        return self.kind == "reported"
+
+    @property
+    def is_evidence(self):
+        """True when the row counts as evidence (passed or failed)."""
+        return self.kind == "evidence"
 
 
 def _select(da, sel, keep):
@@ -37,14 +198,129 @@ def _select(da, sel, keep):
     return out
 
 
+def _finite(x):
+    return x is not None and math.isfinite(x)
+
+
+def critical_value(n_standard_errors, n_runs):
+    """Multiple of the standard error that keeps a normal ``n_standard_errors`` tail rate.
+
+    A mean over ``n_runs`` runs divided by its estimated standard error is
+    Student-t distributed with ``n_runs - 1`` degrees of freedom, so a fixed
+    4-SE band is far too narrow for few runs (with 2 runs it is crossed 16 %
+    of the time). The band is widened to the t quantile of the same tail
+    probability as ``n_standard_errors`` normal standard deviations.
+
+    Parameters
+    ----------
+    n_standard_errors : float
+    n_runs : int or None
+        None (a standard error from elsewhere: bootstrap, binomial) keeps
+        the normal value.
+
+    Returns
+    -------
+    float
+    """
+    if n_runs is None:
+        return float(n_standard_errors)
+    if n_runs < 2:
+        return math.inf
+    from scipy import stats
+
+    return float(stats.t.isf(stats.norm.sf(n_standard_errors), n_runs - 1))
+
+
+def _missing_peers(ds, requires):
+    """Required optional packages that were not importable when ``ds`` was computed."""
+    import json
+
+    peers = json.loads(ds.attrs.get("peers_json", "{}"))
+    return [p for p in requires if p in peers and peers[p] is None]
+
+
+class _Verdict:
+    """Accumulates the parts of one check: acceptance, resolution and its allowance."""
+
+    def __init__(self):
+        self.rules, self.passes, self.notes = [], [], []
+        self.resolutions, self.powerful = [], []
+
+    def add(self, rule, passed, resolution, allowance):
+        self.rules.append(rule)
+        self.passes.append(bool(passed))
+        res = math.inf if resolution is None or not math.isfinite(resolution) else resolution
+        self.resolutions.append(res)
+        self.powerful.append(res <= allowance)
+
+    def result(self, smoke, **fields):
+        kind = "evidence" if self.passes and all(self.powerful) and not smoke else "smoke"
+        resolution = max(self.resolutions) if self.resolutions else None
+        if resolution is not None and not math.isfinite(resolution):
+            resolution = None
+        return CheckResult(
+            tolerance="; ".join(self.rules) if self.rules else "—",
+            resolution=resolution,
+            kind=kind,
+            passed=bool(self.passes) and all(self.passes),
+            note="; ".join(n for n in self.notes if n),
+            **fields,
+        )
+
+
+def _relative(tol, scale):
+    if scale is None or not math.isfinite(scale) or scale == 0.0:
+        return 0.0 if tol == 0.0 else math.inf
+    return abs(tol) / abs(scale)
+
+
+@dataclass(frozen=True)
+class _External:
+    """A paper's or another source's number, with its tolerance and origin."""
+
+    value: float
+    tolerance: float
+    source: str
+    precision: float | None
+
+    @classmethod
+    def make(cls, value, tolerance, source, what):
+        if value is None:
+            return None
+        if not source:
+            raise ValueError(f"a {what} value needs its source (figure, table, equation, text)")
+        number, half_unit = printed_number(value)
+        tol = tolerance if tolerance is not None else half_unit
+        if tol is None:
+            raise ValueError(
+                f"{what} value {value!r}: give it as printed (a string such as '0.90') "
+                f"or with a {what}_tolerance"
+            )
+        return cls(number, float(tol), source, half_unit)
+
+    def judge(self, verdict, observed, what, max_resolution):
+        ok = _finite(observed) and abs(observed - self.value) <= self.tolerance
+        allowance = max(max_resolution, _relative(self.precision or 0.0, self.value))
+        verdict.add(
+            f"{what} ± {self.tolerance:.3g}",
+            ok,
+            _relative(self.tolerance, self.value),
+            allowance,
+        )
+
+
 @dataclass(frozen=True)
 class Check:
-    """A number the report verifies.
+    """Theory against simulation at one point, and/or a value against the paper's.
 
-    Theory is compared with simulation when both are given: they agree if
-    ``|theory - mean| <= n_standard_errors * SE``, with mean and standard error
-    over the completed seeds. A paper value, when given, is compared with the
-    theory (or, without theory, the simulation) within ``paper_tolerance``.
+    Theory and simulation agree if ``|z| <= k`` with ``z = (mean - theory) /
+    SE``, mean and standard error over the finished seeds, and ``k`` the
+    Student-t equivalent of ``n_standard_errors`` normal standard deviations
+    at ``n - 1`` degrees of freedom (:func:`critical_value`: 4.9 at 24 runs,
+    7.0 at 10, 4.2 at 100). Its resolution is ``k * SE / scale`` (``scale``
+    defaults to ``|theory|``). A paper value is compared
+    with the theory (or, without theory, the simulation) within
+    ``paper_tolerance``, by default half a unit of its last printed digit.
 
     Parameters
     ----------
@@ -54,21 +330,65 @@ class Check:
         Dataset variable and ``.sel`` mapping that give one theory number.
     simulation : tuple (variable, selection), optional
         Dataset variable (with a ``seed`` dimension) and selection.
-    paper_value : float, optional
-        The value the paper quotes.
+    paper_value : str or float, optional
+        A number printed in the paper, best as printed (``"0.90"``), which
+        sets its precision.
     paper_tolerance : float, optional
-        Allowed absolute deviation from ``paper_value`` (half a unit of the
-        last quoted digit, or what reading a figure allows).
+        Allowed absolute deviation from ``paper_value``.
+    paper_source : str, optional
+        Where the paper prints it (``"Fig. 2 caption"``, ``"Table 1"``,
+        ``"eq. (30)"``); required with ``paper_value``.
+    paper_checked : bool, default=True
+        False shows the paper's number beside ours without comparing them,
+        where the re-derived theory disagrees with the paper (the note says
+        why; the check's expectation is then the re-derived one).
+    reference_value, reference_tolerance, reference_source, reference_checked : optional
+        The same for a number that is not printed in the paper (another
+        paper, a peer library, an issue, the paper's formula evaluated by
+        us): shown as a reference.
     n_standard_errors : float, default=4.0
-        Theory-vs-simulation tolerance in standard errors of the mean.
+        Theory-vs-simulation tolerance in normal standard deviations (widened
+        to the Student-t quantile of the same tail probability).
+    scale : float, optional
+        Magnitude against which the resolution is relative (default
+        ``|theory|``); give the quantity's natural scale for values near 0.
+    max_resolution : float, default=EVIDENCE_RESOLUTION
+        Largest resolution at which the check is evidence.
+    smoke : bool, default=False
+        Declare the check smoke whatever its resolution (its expectation is
+        not independent of what it checks).
+    requires : tuple of str, default=()
+        Optional packages the simulated value needs; without them the check
+        is skipped.
+    note : str, default=""
+        Shown beside the verdict (why a known deviation is expected, say).
     """
 
     quantity: str
     theory: tuple | None = None
     simulation: tuple | None = None
-    paper_value: float | None = None
+    paper_value: float | str | None = None
     paper_tolerance: float | None = None
+    paper_source: str = ""
+    paper_checked: bool = True
+    reference_value: float | str | None = None
+    reference_tolerance: float | None = None
+    reference_source: str = ""
+    reference_checked: bool = True
     n_standard_errors: float = 4.0
+    scale: float | None = None
+    max_resolution: float = EVIDENCE_RESOLUTION
+    smoke: bool = False
+    requires: tuple = ()
+    note: str = ""
+
+    def __post_init__(self):
+        if self.theory is None and self.simulation is None:
+            raise ValueError(f"check {self.quantity!r} needs a theory or a simulation value")
+        _External.make(self.paper_value, self.paper_tolerance, self.paper_source, "paper")
+        _External.make(
+            self.reference_value, self.reference_tolerance, self.reference_source, "reference"
+        )
 
     def evaluate(self, ds):
         """Evaluate the check on a completed dataset.
@@ -82,7 +402,12 @@ class Check:
         -------
         CheckResult
         """
-        th = sim = se = None
+        paper = _External.make(self.paper_value, self.paper_tolerance, self.paper_source, "paper")
+        ref = _External.make(
+            self.reference_value, self.reference_tolerance, self.reference_source, "reference"
+        )
+        th = None
+        m = Measurement(math.nan, None, None, 0)
         if self.theory is not None:
             var, sel = self.theory
             th = float(_select(ds[var], sel, keep=()).values)
@@ -90,90 +415,192 @@ class Check:
             var, sel = self.simulation
             values = _select(ds[var], sel, keep=("seed",))
             done = _select(ds["sim_done"], sel, keep=("seed",))
-            values = values.values[np.asarray(done.values, dtype=bool)]
-            values = values[np.isfinite(values)]
-            if values.size >= 2:
-                sim = float(values.mean())
-                se = float(values.std(ddof=1) / math.sqrt(values.size))
-        tolerances, verdicts, notes = [], [], []
+            m = measure(values.values[np.asarray(done.values, dtype=bool)])
+        common = {
+            "quantity": self.quantity,
+            "theory": th,
+            "simulation": m.value if self.simulation is not None else None,
+            "simulation_se": m.se if self.simulation is not None else None,
+            "paper": paper.value if paper else None,
+            "paper_source": paper.source if paper else "",
+            "paper_compared": self.paper_checked,
+            "reference": ref.value if ref else None,
+            "reference_source": ref.source if ref else "",
+            "reference_compared": self.reference_checked,
+            "n_runs": m.n,
+            "n_nonfinite": m.n_nonfinite,
+        }
+        missing = _missing_peers(ds, self.requires) if self.simulation is not None else []
+        if missing:
+            return _skipped(common, f"peer not installed: {', '.join(missing)}")
+        v = _Verdict()
+        v.notes.append(self.note)
+        z = None
         if self.theory is not None and self.simulation is not None:
-            if sim is None or th is None or not math.isfinite(th):
-                verdicts.append(False)
-                notes.append("fewer than two finished seeds")
-            elif se == 0.0:
-                verdicts.append(False)
-                notes.append("zero spread over seeds: compare at a non-deterministic point")
+            observed, observed_se, expected, source = m.value, m.se, th, "theory"
+            if not (_finite(m.value) and _finite(m.se) and _finite(th)):
+                v.add("theory vs simulation", False, None, self.max_resolution)
+                v.notes.append("fewer than two finite runs")
+            elif m.se == 0.0:
+                v.add("theory vs simulation", False, None, self.max_resolution)
+                v.notes.append("zero spread over seeds: compare at a non-deterministic point")
             else:
-                tol = self.n_standard_errors * se
-                tolerances.append(f"{self.n_standard_errors:g} SE = {tol:.3g}")
-                verdicts.append(abs(th - sim) <= tol)
-        if self.paper_value is not None:
-            ref = th if th is not None else sim
-            tol = self.paper_tolerance or 0.0
-            tolerances.append(f"paper ± {tol:.3g}")
-            verdicts.append(ref is not None and abs(ref - self.paper_value) <= tol)
-        return CheckResult(
-            quantity=self.quantity,
-            theory=th,
-            simulation=sim,
-            simulation_se=se,
-            paper=self.paper_value,
-            tolerance="; ".join(tolerances) if tolerances else "—",
-            passed=bool(verdicts) and all(verdicts),
-            note="; ".join(notes),
+                k = critical_value(self.n_standard_errors, m.n)
+                tol = k * m.se
+                z = (m.value - th) / m.se
+                scale = self.scale if self.scale is not None else th
+                v.add(
+                    f"|z| ≤ {k:.3g} (± {tol:.3g})",
+                    abs(z) <= k,
+                    _relative(tol, scale),
+                    self.max_resolution,
+                )
+        else:
+            observed = th if self.theory is not None else m.value
+            observed_se = None if self.theory is not None else m.se
+            expected, source = None, ""
+        if m.n_nonfinite:
+            v.add("every finished run finite", False, 0.0, self.max_resolution)
+            v.notes.append(f"{m.n_nonfinite} of {m.n_nonfinite + (m.n or 0)} runs non-finite")
+        target = th if self.theory is not None else m.value
+        for ext, what in ((paper, "paper"), (ref, "reference")):
+            checked = self.reference_checked if what == "reference" else self.paper_checked
+            if ext is not None and checked:
+                ext.judge(v, target, what, self.max_resolution)
+                if expected is None:
+                    expected, source = ext.value, what
+        return v.result(
+            self.smoke,
+            observed=observed,
+            observed_se=observed_se,
+            expected=expected,
+            expected_from=source,
+            z=z,
+            **common,
         )
+
+
+def _skipped(common, why):
+    return CheckResult(
+        observed=None,
+        observed_se=None,
+        expected=None,
+        expected_from="",
+        z=None,
+        tolerance="—",
+        resolution=None,
+        kind="skipped",
+        passed=None,
+        note=why,
+        **{k: v for k, v in common.items() if k not in ("n_runs", "n_nonfinite")},
+    )
 
 
 @dataclass(frozen=True)
 class Derived:
-    """A number computed from the whole dataset, checked against a target or bounds.
+    """A number computed from the whole dataset, checked against an expectation.
 
     For statements about a figure as a whole rather than one cell: "the
-    asymptote of LVQ+ does not depend on p_+" (spread over p_+ below a
-    bound), "the spread falls like N^-1/2" (a fitted slope within a few
-    standard errors of -1/2).
+    asymptote of LVQ+ does not depend on p_+", "the spread falls like
+    N^-1/2" (a fitted slope against -1/2), "SBC beats SBL on paired splits".
+
+    ``compute(ds)`` returns a :class:`Measurement` or ``(value, se)``
+    (``se`` None for an exact theory number). It only reads the dataset.
+
+    - ``target``: two-sided. With a standard error, ``|value - target| <=
+      k * se`` and ``z = (value - target) / se``, ``k`` the critical value
+      of ``n_standard_errors`` (:func:`critical_value`; a Student-t quantile
+      when the :class:`Measurement` says how many runs it averages); for an
+      exact value, ``|value - target| <= tolerance``.
+    - ``lower`` / ``upper``: one-sided (or an interval). With a standard
+      error the value must lie beyond the bound by ``k * se`` (a
+      significant margin, not "not contradicted"); an exact value must lie
+      within the bounds.
+
+    The resolution is ``k * se / scale`` (or ``tolerance / scale``, or the
+    half-width of an exact interval over ``scale``); an exact one-sided
+    inequality has resolution 0. ``scale`` defaults to ``|target|`` (or the
+    bound, or the value).
 
     Parameters
     ----------
     quantity : str
         Label shown in the report.
     compute : callable
-        ``compute(ds) -> (value, se)``; ``se`` is the standard error of a
-        statistical estimate, or None for an exact (theory) number.
-    target : float, optional
-        Expected value; passes if ``|value - target| <= n_standard_errors * se``
-        (``se`` must then be given).
+        ``compute(ds) -> Measurement | (value, se)``.
+    target : float or callable, optional
+        Expected value, computed independently of ``compute``; a callable
+        ``target(ds)`` reads it from the dataset (a second, independent
+        computation stored by a cell).
+    target_from : str, default="target"
+        What the target is, shown in the report (``"theory"``, ``"paper,
+        Table 1"``, ``"reference: Tibshirani et al. (2001)"``).
+    tolerance : float, optional
+        Allowed absolute deviation of an exact value from ``target``.
     lower, upper : float or callable, optional
-        Bounds the value must respect (inclusive); a callable ``bound(ds)``
-        gives a bound that depends on the data (say, a number of standard
-        errors of a null model that depends on the sample size).
+        Bounds (inclusive); a callable ``bound(ds)`` may depend on the data.
+    scale : float or callable, optional
+        Magnitude against which the resolution is relative: the size of the
+        effect the check claims (a callable ``scale(ds)`` reads it from the
+        dataset, e.g. a theory's predicted jump).
     source : {"theory", "simulation"}, default="theory"
         Report column the value is shown in.
     n_standard_errors : float, default=4.0
-        Tolerance for ``target`` in standard errors.
-    paper_value, paper_tolerance : float, optional
-        A value quoted by the paper and the allowed deviation from it.
+    paper_value, paper_tolerance, paper_source, paper_checked : optional
+        A number printed in the paper (see :class:`Check`).
+    reference_value, reference_tolerance, reference_source, reference_checked : optional
+        Any other external number (see :class:`Check`).
+    max_resolution : float, default=EVIDENCE_RESOLUTION
+    smoke : bool, default=False
+        Declare the check smoke (an internal consistency or sanity check
+        whose expectation is not independent of what it checks).
     reported : bool, default=False
-        A measurement shown in the table without a verdict (say, how often
-        an algorithm is beaten where the theory predicts no bound); it is
-        counted apart from the checks. Bounds and targets are not allowed.
+        A measurement shown without a verdict (a speed ratio, a count);
+        it is counted apart from the checks. Bounds and targets are not
+        allowed.
+    requires : tuple of str, default=()
+        Optional packages the value needs; without them it is skipped.
+    note : str, default=""
     """
 
     quantity: str
     compute: Callable
-    target: float | None = None
+    target: float | Callable | None = None
+    target_from: str = "target"
+    tolerance: float | None = None
     lower: float | Callable | None = None
     upper: float | Callable | None = None
+    scale: float | Callable | None = None
     source: str = "theory"
     n_standard_errors: float = 4.0
-    paper_value: float | None = None
+    paper_value: float | str | None = None
     paper_tolerance: float | None = None
+    paper_source: str = ""
+    paper_checked: bool = True
+    reference_value: float | str | None = None
+    reference_tolerance: float | None = None
+    reference_source: str = ""
+    reference_checked: bool = True
+    max_resolution: float = EVIDENCE_RESOLUTION
+    smoke: bool = False
     reported: bool = False
+    requires: tuple = ()
+    note: str = ""
 
     def __post_init__(self):
-        bounded = (self.target, self.lower, self.upper, self.paper_value)
+        paper = self.paper_value if self.paper_checked else None
+        reference = self.reference_value if self.reference_checked else None
+        bounded = (self.target, self.lower, self.upper, paper, reference)
         if self.reported and any(b is not None for b in bounded):
             raise ValueError(f"Derived {self.quantity!r}: reported=True takes no target or bounds")
+        if not self.reported and all(b is None for b in bounded):
+            raise ValueError(f"Derived {self.quantity!r}: give a target, bounds or reported=True")
+        if self.source not in ("theory", "simulation"):
+            raise ValueError(f"source must be 'theory' or 'simulation', got {self.source!r}")
+        _External.make(self.paper_value, self.paper_tolerance, self.paper_source, "paper")
+        _External.make(
+            self.reference_value, self.reference_tolerance, self.reference_source, "reference"
+        )
 
     def evaluate(self, ds):
         """Evaluate on a completed dataset.
@@ -186,45 +613,138 @@ class Derived:
         -------
         CheckResult
         """
-        value, se = self.compute(ds)
-        value = None if value is None else float(value)
-        se = None if se is None else float(se)
-        tolerances, verdicts, notes = [], [], []
-        finite = value is not None and math.isfinite(value)
+        paper = _External.make(self.paper_value, self.paper_tolerance, self.paper_source, "paper")
+        ref = _External.make(
+            self.reference_value, self.reference_tolerance, self.reference_source, "reference"
+        )
+        is_theory = self.source == "theory"
+        # a paper number that is this check's statistical target is compared, through the target
+        as_target = paper is not None and not callable(self.target) and self.target == paper.value
+        base = {
+            "quantity": self.quantity,
+            "paper": paper.value if paper else None,
+            "paper_source": paper.source if paper else "",
+            "paper_compared": self.paper_checked or as_target,
+            "reference": ref.value if ref else None,
+            "reference_source": ref.source if ref else "",
+            "reference_compared": self.reference_checked,
+        }
+        missing = _missing_peers(ds, self.requires)
+        if missing:
+            return _skipped(
+                base | {"theory": None, "simulation": None, "simulation_se": None},
+                f"peer not installed: {', '.join(missing)}",
+            )
+        m = self.compute(ds)
+        if not isinstance(m, Measurement):
+            value, se = m
+            m = Measurement(
+                math.nan if value is None else float(value), None if se is None else float(se)
+            )
+        value, se = m.value, m.se
+        common = base | {
+            "theory": value if is_theory else None,
+            "simulation": None if is_theory else value,
+            "simulation_se": None if is_theory else se,
+            "n_runs": m.n,
+            "n_nonfinite": m.n_nonfinite,
+        }
+        v = _Verdict()
+        v.notes.append(self.note)
+        finite = _finite(value)
         if not finite:
-            notes.append("not computable from the finished cells")
-        if self.target is not None:
-            if se is None or not math.isfinite(se) or not finite:
-                verdicts.append(False)
+            v.notes.append("not computable from the finished cells")
+        statistical = se is not None
+        if statistical and not _finite(se):
+            v.notes.append("no standard error (fewer than two finite runs)")
+        n = critical_value(self.n_standard_errors, m.n if statistical else None)
+        expected, source, z, two_sided = None, "", None, True
+        target = self.target(ds) if callable(self.target) else self.target
+        given_scale = self.scale(ds) if callable(self.scale) else self.scale
+        if target is not None:
+            target = float(target)
+            expected, source = target, self.target_from
+            scale = given_scale if given_scale is not None else target
+            if statistical:
+                # every run exactly on target (zero spread) agrees; otherwise within k SE
+                ok = (
+                    finite
+                    and _finite(se)
+                    and (abs(value - target) <= n * se if se > 0 else value == target)
+                )
+                z = (value - target) / se if finite and _finite(se) and se > 0 else None
+                tol = n * se if _finite(se) else math.inf
+                rule = f"|z| ≤ {n:.3g} (± {tol:.3g})"
+                v.add(rule, ok, _relative(tol, scale), self.max_resolution)
             else:
-                tol = self.n_standard_errors * se
-                tolerances.append(f"{self.target:g} ± {self.n_standard_errors:g} SE = {tol:.3g}")
-                verdicts.append(abs(value - self.target) <= tol)
+                tol = self.tolerance or 0.0
+                ok = finite and _finite(target) and abs(value - target) <= tol
+                v.add(f"{target:.6g} ± {tol:.3g}", ok, _relative(tol, scale), self.max_resolution)
         lower = self.lower(ds) if callable(self.lower) else self.lower
         upper = self.upper(ds) if callable(self.upper) else self.upper
-        if lower is not None:
-            tolerances.append(f"≥ {lower:.4g}")
-            verdicts.append(finite and value >= lower)
-        if upper is not None:
-            tolerances.append(f"≤ {upper:.4g}")
-            verdicts.append(finite and value <= upper)
-        if self.paper_value is not None:
-            tol = self.paper_tolerance or 0.0
-            tolerances.append(f"paper ± {tol:.3g}")
-            verdicts.append(finite and abs(value - self.paper_value) <= tol)
-        is_theory = self.source == "theory"
+        if lower is not None or upper is not None:
+            if expected is None:
+                expected, source = (lower if lower is not None else upper), "bound"
+            two_sided = target is not None
+            if statistical:
+                margin = n * se if _finite(se) else math.inf
+                ref_bound = lower if lower is not None else upper
+                scale = given_scale if given_scale is not None else (ref_bound or value)
+                if z is None and _finite(se) and se > 0 and finite:
+                    z = (value - ref_bound) / se
+                for bound, sign, word in ((lower, 1, "≥"), (upper, -1, "≤")):
+                    if bound is None:
+                        continue
+                    ok = finite and sign * (value - bound) >= margin
+                    v.add(
+                        f"{word} {bound:.4g} by {n:.3g} SE",
+                        ok,
+                        _relative(margin, scale),
+                        self.max_resolution,
+                    )
+            else:
+                if lower is not None and upper is not None:
+                    half = 0.5 * (upper - lower)
+                    scale = given_scale if given_scale is not None else 0.5 * (upper + lower)
+                    res = _relative(half, scale)
+                else:
+                    res = 0.0
+                if lower is not None:
+                    v.add(f"≥ {lower:.4g}", finite and value >= lower, res, self.max_resolution)
+                if upper is not None:
+                    v.add(f"≤ {upper:.4g}", finite and value <= upper, res, self.max_resolution)
+        if m.n_nonfinite:
+            v.add("every finished run finite", False, 0.0, self.max_resolution)
+            v.notes.append(f"{m.n_nonfinite} of {m.n_nonfinite + (m.n or 0)} runs non-finite")
+        for ext, what in ((paper, "paper"), (ref, "reference")):
+            checked = self.reference_checked if what == "reference" else self.paper_checked
+            if ext is not None and checked:
+                ext.judge(v, value, what, self.max_resolution)
+                if expected is None:
+                    expected, source = ext.value, what
         if self.reported:
-            tolerances, verdicts = ["reported, no bound"], [finite]
-        return CheckResult(
-            quantity=self.quantity,
-            theory=value if is_theory else None,
-            simulation=None if is_theory else value,
-            simulation_se=None if is_theory else se,
-            paper=self.paper_value,
-            tolerance="; ".join(tolerances) if tolerances else "—",
-            passed=bool(verdicts) and all(verdicts),
-            note="; ".join(notes),
-            reported=self.reported,
+            return CheckResult(
+                observed=value if finite else None,
+                observed_se=se,
+                expected=None,
+                expected_from="",
+                z=None,
+                tolerance="reported, no bound",
+                resolution=None,
+                kind="reported",
+                passed=None,
+                note="; ".join(n for n in v.notes if n),
+                **common,
+            )
+        return v.result(
+            self.smoke,
+            observed=value if finite else None,
+            observed_se=se,
+            expected=expected,
+            expected_from=source,
+            z=z,
+            two_sided=two_sided,
+            **common,
         )
 
 
@@ -253,20 +773,34 @@ class FigureSpec:
         ``n_features``; anything else is passed through.
     outputs : mapping of str to tuple of str
         Dataset variables and their per-cell dimensions. Names start with
-        ``theory_`` (filled by ``theory``) or ``sim_`` (filled by ``simulation``,
-        which gains leading ``seed`` dimension).
+        ``theory_`` (filled by ``theory``), ``sim_`` (filled by
+        ``simulation``, which gains a leading ``seed`` dimension) or
+        ``shared_`` (filled once per figure by ``shared``, no grid
+        dimensions).
     coords : callable
         ``coords(settings) -> {dim: values}`` for the per-cell dimensions.
     theory : callable, optional
         ``theory(point, settings) -> {var: array}``; pure and deterministic.
     simulation : callable, optional
         ``simulation(point, settings, rng) -> {var: array}``; one seed.
+    shared : callable, optional
+        ``shared(settings) -> {var: array}``: numbers computed once for the
+        whole figure (a dense theory line, every saddle point along a
+        path, an example image), so that plotting only reads the store.
     plot : callable
-        ``plot(ds, ax=None) -> Axes``.
+        ``plot(ds, ax=None) -> Axes``; reads the dataset only.
     checks : callable
-        ``checks(settings) -> sequence of Check``.
+        ``checks(settings) -> sequence of Check | Derived``; they read the
+        dataset only.
     base_seed : int, default=0
         Root of every cell's random stream.
+    peers : tuple of str, default=()
+        Optional packages (import names) whose presence changes the
+        numbers (a peer library compared against); which of them were
+        importable is part of the stored result's key.
+    requires : tuple of str, default=()
+        Packages (import names) without which the experiment cannot run;
+        when one is missing the experiment is reported as not run.
     """
 
     name: str
@@ -282,7 +816,10 @@ class FigureSpec:
     checks: Callable
     theory: Callable | None = None
     simulation: Callable | None = None
+    shared: Callable | None = None
     base_seed: int = 0
+    peers: tuple = ()
+    requires: tuple = ()
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
@@ -292,8 +829,13 @@ class FigureSpec:
             if "n_seeds" not in self.settings[mode]:
                 raise ValueError(f"spec {self.name!r} mode {mode!r} lacks 'n_seeds'")
         for var in self.outputs:
-            if not var.startswith(("theory_", "sim_")):
-                raise ValueError(f"output {var!r} must start with 'theory_' or 'sim_'")
+            if not var.startswith(("theory_", "sim_", "shared_")):
+                raise ValueError(f"output {var!r} must start with 'theory_', 'sim_' or 'shared_'")
+        for prefix, fn in (("theory_", self.theory), ("sim_", self.simulation)):
+            if fn is None and any(v.startswith(prefix) for v in self.outputs):
+                raise ValueError(f"spec {self.name!r} has {prefix}* outputs but no function")
+        if self.shared is None and any(v.startswith("shared_") for v in self.outputs):
+            raise ValueError(f"spec {self.name!r} has shared_* outputs but no shared function")
 
     def points(self):
         """Parameter points as a list of dicts, in C order of the grid."""
