@@ -9,7 +9,7 @@ Run: ``.venv/bin/python benchmarks/bench_sparse_bayes.py [--splits 20]``.
    pattern matrix once is not counted.
 2. The naive belief propagation (eqs. 28-35, one message per edge) against
    the fast form at N = M = 50 ... 400, with the fitted exponent of its cost.
-3. On the colon data (when ``../shared/data/colon`` is there): the
+3. On the colon data (shipped with the package): the
    leave-one-out model choice over the paper's 36-point grid per 42/20 split,
    one and two processes, extrapolated to the paper's 200 splits; and fit time
    and test error of SBC against scikit-learn's LDA and ARDRegression (ARD
@@ -78,13 +78,9 @@ def colon(n_splits=20):
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.linear_model import ARDRegression
 
-    from statmechlearn.datasets import find_data_dir, load_colon
+    from statmechlearn.datasets import load_colon
     from statmechlearn.linear import SparseBayesClassifier, SparseBayesClassifierCV, sphere_rows
 
-    root = find_data_dir()
-    if root is None or not (root / "colon").is_dir():
-        print("3. colon data not found (../shared/data/colon or $STATMECHLEARN_DATA): skipped")
-        return
     X, y, _ = load_colon()
     rng = np.random.default_rng(20261122)
     splits = [rng.permutation(62) for _ in range(n_splits)]
