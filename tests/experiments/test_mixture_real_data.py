@@ -15,22 +15,26 @@ matplotlib.use("Agg")
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_measured_critical_temperature_is_twice_the_top_eigenvalue(seed):
-    # the growth of a small split under the DA update is (2/T) lambda_max to
-    # first order, whatever the data's distribution (here skewed, correlated)
+    # the bifurcation of two code vectors' fixed point, found on a temperature scan of the
+    # estimator itself, sits at 2 lambda_max whatever the data's distribution (skewed here)
     rng = np.random.default_rng(seed)
-    X = rng.exponential(size=(400, 6)) @ rng.standard_normal((6, 6))
+    X = rng.exponential(size=(300, 5)) @ rng.standard_normal((5, 5))
     expected = critical_temperature(np.cov(X, rowvar=False, bias=True))
-    assert measured_critical_temperature(X, rng) == pytest.approx(expected, rel=1e-6)
+    assert measured_critical_temperature(X, rng) == pytest.approx(expected, rel=1e-3)
 
 
-def test_measured_critical_temperature_needs_the_power_iteration():
-    # the measurement uses only the update, no eigen-solver: one pass from a
-    # random direction is visibly off when the top two eigenvalues are close
+def test_measured_critical_temperature_does_not_use_the_predicted_value(monkeypatch):
+    # nearly degenerate top eigenvalues, and every eigen-solver lying by a factor 3: the
+    # measurement still lands on the true 2 lambda_max (the fixed point alone decides)
     rng = np.random.default_rng(2)
-    X = rng.standard_normal((500, 4)) * np.array([1.0, 0.999, 0.5, 0.2])
+    X = rng.standard_normal((400, 4)) * np.array([1.0, 0.999, 0.5, 0.2])
     expected = critical_temperature(np.cov(X, rowvar=False, bias=True))
-    rough = measured_critical_temperature(X, np.random.default_rng(0), n_passes=1)
-    assert abs(rough / expected - 1) > 1e-6
+    eigvalsh, eigh = np.linalg.eigvalsh, np.linalg.eigh
+    monkeypatch.setattr(np.linalg, "eigvalsh", lambda a, *k, **kw: 3.0 * eigvalsh(a, *k, **kw))
+    monkeypatch.setattr(
+        np.linalg, "eigh", lambda a, *k, **kw: (lambda w, v: (3.0 * w, v))(*eigh(a, *k, **kw))
+    )
+    assert measured_critical_temperature(X, rng) == pytest.approx(expected, rel=1e-3)
 
 
 def test_real_data_experiment_runs_and_checks(tmp_path):
@@ -46,6 +50,8 @@ def test_real_data_experiment_runs_and_checks(tmp_path):
     spec.plot(ds)
     matplotlib.pyplot.close("all")
     results = {r.quantity: r for r in evaluate_checks(spec, ds)}
-    assert all(r.passed for r in results.values() if not r.reported)
+    for name in ("iris", "wine"):
+        tc = next(r for q, r in results.items() if q.startswith(f"{name}: T_c measured"))
+        assert tc.passed and tc.kind == "evidence", tc
     iris = next(r for q, r in results.items() if q.startswith("iris: mass-constrained"))
     assert abs(iris.simulation) < 1e-9
