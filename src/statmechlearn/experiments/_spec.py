@@ -432,7 +432,7 @@ class Check:
         }
         missing = _missing_peers(ds, self.requires) if self.simulation is not None else []
         if missing:
-            return _skipped(common, f"peer not installed: {', '.join(missing)}")
+            return _without_verdict("skipped", f"peer not installed: {', '.join(missing)}", common)
         v = _Verdict()
         v.notes.append(self.note)
         z = None
@@ -480,19 +480,20 @@ class Check:
         )
 
 
-def _skipped(common, why):
+def _without_verdict(kind, note, common, *, tolerance="—", observed=None, observed_se=None):
+    """A reported or skipped row: shown, with no verdict."""
     return CheckResult(
-        observed=None,
-        observed_se=None,
+        observed=observed,
+        observed_se=observed_se,
         expected=None,
         expected_from="",
         z=None,
-        tolerance="—",
+        tolerance=tolerance,
         resolution=None,
-        kind="skipped",
+        kind=kind,
         passed=None,
-        note=why,
-        **{k: v for k, v in common.items() if k not in ("n_runs", "n_nonfinite")},
+        note=note,
+        **common,
     )
 
 
@@ -631,9 +632,10 @@ class Derived:
         }
         missing = _missing_peers(ds, self.requires)
         if missing:
-            return _skipped(
-                base | {"theory": None, "simulation": None, "simulation_se": None},
+            return _without_verdict(
+                "skipped",
                 f"peer not installed: {', '.join(missing)}",
+                base | {"theory": None, "simulation": None, "simulation_se": None},
             )
         m = self.compute(ds)
         if not isinstance(m, Measurement):
@@ -723,18 +725,13 @@ class Derived:
                 if expected is None:
                     expected, source = ext.value, what
         if self.reported:
-            return CheckResult(
+            return _without_verdict(
+                "reported",
+                "; ".join(n for n in v.notes if n),
+                common,
+                tolerance="reported, no bound",
                 observed=value if finite else None,
                 observed_se=se,
-                expected=None,
-                expected_from="",
-                z=None,
-                tolerance="reported, no bound",
-                resolution=None,
-                kind="reported",
-                passed=None,
-                note="; ".join(n for n in v.notes if n),
-                **common,
             )
         return v.result(
             self.smoke,

@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from statmechlearn.experiments._cells import padded
 from statmechlearn.experiments._registry import register
 from statmechlearn.experiments._spec import Derived, FigureSpec, Measurement, measure
 
@@ -73,15 +74,6 @@ def _rd_theory(point, settings):
     }
 
 
-def _padded(values, size):
-    out = np.full(size, np.nan)
-    values = np.asarray(values, dtype=float)
-    if values.size > size:
-        raise ValueError(f"path of {values.size} points, more than the {size} stored")
-    out[: values.size] = values
-    return out
-
-
 def _rd_simulation(point, settings, rng):
     from statmechlearn.cluster import InformationBottleneck, rate_distortion
 
@@ -108,8 +100,8 @@ def _rd_simulation(point, settings, rng):
         "sim_first_transition": np.array(ib.transitions_[0] if ib.transitions_ else math.nan),
         "sim_ib_seconds": np.array(ours_s),
         # the IB path as computed: one optimum per beta, NaN-padded (no resampling)
-        "sim_curve_xt": _padded(ib.information_xt_, n),
-        "sim_curve_ty": _padded(ib.information_ty_, n),
+        "sim_curve_xt": padded(ib.information_xt_, n),
+        "sim_curve_ty": padded(ib.information_ty_, n),
         "sim_dit_seconds": np.array(math.nan),
         "sim_dit_deviation": np.array(math.nan),
         "sim_dit_mi": np.array(math.nan),

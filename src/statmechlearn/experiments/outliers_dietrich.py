@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from statmechlearn.experiments._cells import padded
 from statmechlearn.experiments._registry import register
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, measure
 from statmechlearn.linear._selection_em import (
@@ -468,12 +469,6 @@ FIG4_ETAS = (0.0, 1.0, 2.0, 3.0, 3.5, 3.8, 3.9, 4.0, 4.2, 4.5, 5.0, 6.0)
 ALPHA_20 = 20.0
 
 
-def _branches_padded(res):
-    out = np.full(MAX_BRANCHES, np.nan)
-    out[: res.n_branches] = res.Phi[:MAX_BRANCHES]
-    return out
-
-
 def _fig4_theory(point, settings):
     eta = point["eta"]
     soft = theory.soft_selection(ALPHA_20, eta, gamma=GAMMA)
@@ -481,7 +476,7 @@ def _fig4_theory(point, settings):
     return {
         "theory_Phi_soft": soft.branch()["Phi"],
         "theory_Phi_hard": hard.branch()["Phi"],
-        "theory_Phi_soft_branches": _branches_padded(soft),
+        "theory_Phi_soft_branches": padded(soft.Phi[:MAX_BRANCHES], MAX_BRANCHES),
         "theory_n_branches": soft.n_branches,
     }
 
@@ -503,15 +498,6 @@ _CURVE_POINTS = 1024
 _ETA_DENSE = np.linspace(0.0, 6.5, 300)
 
 
-def _padded(values, size=_CURVE_POINTS):
-    out = np.full(size, np.nan)
-    values = np.asarray(values, dtype=float)
-    if values.size > size:
-        raise ValueError(f"continued branch has {values.size} points, more than {size} stored")
-    out[: values.size] = values
-    return out
-
-
 def _lines_shared(selections):
     """Shared cell: every saddle point along eta and the global minimum on a dense grid."""
 
@@ -525,8 +511,8 @@ def _lines_shared(selections):
             )
             solve = theory.soft_selection if selection == "soft" else theory.hard_selection
             curve = curve_fn(ALPHA_20, gamma=GAMMA, eta_range=(-2.0, 8.0))
-            out[f"shared_curve_eta_{selection}"] = _padded(curve.eta)
-            out[f"shared_curve_Phi_{selection}"] = _padded(curve.Phi)
+            out[f"shared_curve_eta_{selection}"] = padded(curve.eta, _CURVE_POINTS)
+            out[f"shared_curve_Phi_{selection}"] = padded(curve.Phi, _CURVE_POINTS)
             out[f"shared_Phi_min_{selection}"] = np.array(
                 [solve(ALPHA_20, e, gamma=GAMMA).branch()["Phi"] for e in _ETA_DENSE]
             )
