@@ -27,7 +27,7 @@ from statmechlearn._core.validation import check_int
 from statmechlearn.experiments._fingerprint import peer_versions
 from statmechlearn.experiments._provenance import provenance
 from statmechlearn.experiments._spec import MODES
-from statmechlearn.experiments._store import ResultStore, result_key, spec_hash
+from statmechlearn.experiments._store import ResultStore, key_digest, result_key, spec_hash
 
 __all__ = [
     "RunSummary",
@@ -135,7 +135,7 @@ def empty_dataset(spec, mode):
     attrs = {
         "name": spec.name,
         "mode": mode,
-        "spec_hash": spec_hash(spec, mode),
+        "spec_hash": key_digest(key),
         "key_json": json.dumps(key, sort_keys=True),
         "peers_json": json.dumps(key["peers"], sort_keys=True),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

@@ -27,7 +27,7 @@ import xarray as xr
 
 from statmechlearn.experiments._fingerprint import cell_code, library_versions, peer_versions
 
-__all__ = ["ResultStore", "dataset_checksum", "result_key", "spec_hash"]
+__all__ = ["ResultStore", "dataset_checksum", "key_digest", "result_key", "spec_hash"]
 
 #: Bumped when the layout of stored datasets changes.
 STORE_FORMAT = 2
@@ -107,8 +107,21 @@ def spec_hash(spec, mode):
     str
         Hex SHA-256.
     """
-    text = json.dumps(result_key(spec, mode), sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return key_digest(result_key(spec, mode))
+
+
+def key_digest(key):
+    """SHA-256 of a :func:`result_key` dict.
+
+    Parameters
+    ----------
+    key : dict
+
+    Returns
+    -------
+    str
+    """
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
 
 
 def _attrs_text(attrs):
