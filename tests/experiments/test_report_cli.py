@@ -187,3 +187,16 @@ def test_an_error_inside_an_experiment_is_reported_as_not_run(tmp_path, small_sp
     result = runner.invoke(app, ["reproduce", "broken", "--out", str(tmp_path)])
     assert result.exit_code == 3
     assert "not run: error: RuntimeError: cell exploded" in result.output
+
+
+def test_force_recomputes_from_the_command_line(tmp_path, small_spec, monkeypatch):
+    from statmechlearn.experiments import _registry
+
+    monkeypatch.setitem(_registry._SPECS, small_spec.name, small_spec)
+    args = ["run", small_spec.name, "--out", str(tmp_path)]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0 and "14 cells computed, 0 from the store" in first.output
+    cached = runner.invoke(app, args)
+    assert "0 cells computed, 14 from the store" in cached.output
+    forced = runner.invoke(app, [*args, "--force"])
+    assert "14 cells computed, 0 from the store" in forced.output
