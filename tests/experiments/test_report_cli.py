@@ -50,7 +50,7 @@ def test_quick_mode_gives_evidence_for_every_figure(quick_results):
 def test_table_1_is_in_the_report(quick_results):
     out, _ = quick_results
     html = (out / "report.html").read_text()
-    assert 'id="sparse-table1"' in html and "Table 1" in html and "not run" not in html
+    assert 'id="sparse-table1"' in html and "Table 1" in html and 'id="not-run"' not in html
 
 
 def test_report_command_rebuilds_from_store(quick_results):
