@@ -12,6 +12,7 @@ computed independently of what it checks; otherwise it is shown as
 explains the rules.
 """
 
+import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -36,9 +37,6 @@ MODES = ("quick", "full")
 
 #: Largest relative resolution of a check that counts as evidence.
 EVIDENCE_RESOLUTION = 0.05
-
-#: Verdict kinds of a :class:`CheckResult`.
-KINDS = ("evidence", "smoke", "reported", "skipped")
 
 
 @dataclass(frozen=True)
@@ -233,8 +231,6 @@ def critical_value(n_standard_errors, n_runs):
 
 def _missing_peers(ds, requires):
     """Required optional packages that were not importable when ``ds`` was computed."""
-    import json
-
     peers = json.loads(ds.attrs.get("peers_json", "{}"))
     return [p for p in requires if p in peers and peers[p] is None]
 
@@ -252,6 +248,28 @@ class _Verdict:
         res = math.inf if resolution is None or not math.isfinite(resolution) else resolution
         self.resolutions.append(res)
         self.powerful.append(res <= allowance)
+
+    def nonfinite(self, m, allowance):
+        """Runs without a finite value fail the check, and the note counts them."""
+        if m.n_nonfinite:
+            self.add("every finished run finite", False, 0.0, allowance)
+            self.notes.append(f"{m.n_nonfinite} of {m.n_nonfinite + (m.n or 0)} runs non-finite")
+
+    def externals(self, check, value, paper, ref, expected, source):
+        """Judge ``value`` against the paper's and a reference's number where compared.
+
+        Returns the expectation shown: the first external number when there
+        is no other.
+        """
+        for ext, what, compared in (
+            (paper, "paper", check.paper_checked),
+            (ref, "reference", check.reference_checked),
+        ):
+            if ext is not None and compared:
+                ext.judge(self, value, what, check.max_resolution)
+                if expected is None:
+                    expected, source = ext.value, what
+        return expected, source
 
     def result(self, smoke, **fields):
         kind = "evidence" if self.passes and all(self.powerful) and not smoke else "smoke"
@@ -459,16 +477,9 @@ class Check:
             observed = th if self.theory is not None else m.value
             observed_se = None if self.theory is not None else m.se
             expected, source = None, ""
-        if m.n_nonfinite:
-            v.add("every finished run finite", False, 0.0, self.max_resolution)
-            v.notes.append(f"{m.n_nonfinite} of {m.n_nonfinite + (m.n or 0)} runs non-finite")
+        v.nonfinite(m, self.max_resolution)
         target = th if self.theory is not None else m.value
-        for ext, what in ((paper, "paper"), (ref, "reference")):
-            checked = self.reference_checked if what == "reference" else self.paper_checked
-            if ext is not None and checked:
-                ext.judge(v, target, what, self.max_resolution)
-                if expected is None:
-                    expected, source = ext.value, what
+        expected, source = v.externals(self, target, paper, ref, expected, source)
         return v.result(
             self.smoke,
             observed=observed,
@@ -715,15 +726,8 @@ class Derived:
                     v.add(f"≥ {lower:.4g}", finite and value >= lower, res, self.max_resolution)
                 if upper is not None:
                     v.add(f"≤ {upper:.4g}", finite and value <= upper, res, self.max_resolution)
-        if m.n_nonfinite:
-            v.add("every finished run finite", False, 0.0, self.max_resolution)
-            v.notes.append(f"{m.n_nonfinite} of {m.n_nonfinite + (m.n or 0)} runs non-finite")
-        for ext, what in ((paper, "paper"), (ref, "reference")):
-            checked = self.reference_checked if what == "reference" else self.paper_checked
-            if ext is not None and checked:
-                ext.judge(v, value, what, self.max_resolution)
-                if expected is None:
-                    expected, source = ext.value, what
+        v.nonfinite(m, self.max_resolution)
+        expected, source = v.externals(self, value, paper, ref, expected, source)
         if self.reported:
             return _without_verdict(
                 "reported",

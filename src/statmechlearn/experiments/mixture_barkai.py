@@ -31,16 +31,17 @@ SIGMA_FIG4_DOWN = tuple(float(s) for s in np.round(np.linspace(0.8, 0.3, 11), 4)
 
 
 # ------------------------------------------------------------------ Fig. 1 --
-def _extrapolated_onset(sigma_c, order_parameter):
-    """Width where an order parameter vanishing linearly below ``sigma_c`` reaches 0.
+def _extrapolated_onset(sigma_c, order_parameter, offsets=(-4e-3, -8e-3)):
+    """Width where an order parameter vanishing linearly at ``sigma_c`` reaches 0.
 
-    Solves the saddle-point equations at ``sigma_c (1 - 4e-3)`` and
-    ``sigma_c (1 - 8e-3)`` and extrapolates the straight line through them, so
-    the result tests the closed form ``sigma_c`` instead of assuming it.
+    Solves the saddle-point equations at ``sigma_c (1 + d)`` for the two
+    relative ``offsets`` (below ``sigma_c`` by default, where the order
+    parameter lives) and extrapolates the straight line through them, so the
+    result tests ``sigma_c`` instead of assuming it.
     """
-    pts = [sigma_c * (1 - d) for d in (4e-3, 8e-3)]
+    pts = [sigma_c * (1 + d) for d in offsets]
     v = [order_parameter(s) for s in pts]
-    return pts[0] + v[0] * (pts[0] - pts[1]) / (v[1] - v[0])
+    return pts[0] - v[0] * (pts[1] - pts[0]) / (v[1] - v[0])
 
 
 def _numeric_sigma_1(alpha, u0):
@@ -70,9 +71,12 @@ def _numeric_sigma_3(alpha, u0, sigma_3):
     """
     from statmechlearn.theory import ml_mixture as mm
 
-    pts = [sigma_3 * (1 + d) for d in (2e-3, 4e-3)]
-    v = [mm.solve(alpha, s, u0=u0).branch("split-ordered").r ** 2 for s in pts]
-    return pts[0] - v[0] * (pts[1] - pts[0]) / (v[1] - v[0])
+    # the ordered branch exists above sigma_3: extrapolate from there
+    return _extrapolated_onset(
+        sigma_3,
+        lambda s: mm.solve(alpha, s, u0=u0).branch("split-ordered").r ** 2,
+        offsets=(2e-3, 4e-3),
+    )
 
 
 def _numeric_alpha_c(u0):
