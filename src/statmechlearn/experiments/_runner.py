@@ -189,7 +189,7 @@ def _missing_tasks(spec, mode, ds):
         if spec.theory is not None and not bool(ds["theory_done"].values[idx]):
             tasks.append(("theory", spec.theory, point, settings, None, idx))
         if spec.simulation is not None:
-            for seed in range(settings["n_seeds"]):
+            for seed in range(spec.seeds_at(point, mode)):
                 if not bool(ds["sim_done"].values[(*idx, seed)]):
                     key = (spec.base_seed, flat, seed)
                     tasks.append(("sim", spec.simulation, point, settings, key, (*idx, seed)))
@@ -370,8 +370,8 @@ def run_experiment(
     if ds is None:
         ds = empty_dataset(spec, mode)
     tasks = _missing_tasks(spec, mode, ds)
-    n_cells = (spec.shared is not None) + len(spec.points()) * (
-        (spec.theory is not None) + (spec.simulation is not None) * spec.settings[mode]["n_seeds"]
+    n_cells = (spec.shared is not None) + sum(
+        (spec.theory is not None) + spec.seeds_at(point, mode) for point in spec.points()
     )
     computed = 0
     last_flush = time.monotonic()

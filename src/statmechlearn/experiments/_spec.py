@@ -802,6 +802,11 @@ class FigureSpec:
     requires : tuple of str, default=()
         Packages (import names) without which the experiment cannot run;
         when one is missing the experiment is reported as not run.
+    seeds : callable, optional
+        ``seeds(point, settings) -> int``: how many of the ``n_seeds``
+        seeds run at a grid point (a finite-size ladder runs more seeds at
+        small N, see :func:`~statmechlearn.experiments._finite_size.seeds_for`);
+        the other seeds of that point stay not done. None runs all of them.
     """
 
     name: str
@@ -821,6 +826,7 @@ class FigureSpec:
     base_seed: int = 0
     peers: tuple = ()
     requires: tuple = ()
+    seeds: Callable | None = None
     extra: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
@@ -850,3 +856,28 @@ class FigureSpec:
     def grid_shape(self):
         """Shape of the parameter grid."""
         return tuple(len(v) for v in self.grid.values())
+
+    def seeds_at(self, point, mode):
+        """Number of seeds run at ``point`` in ``mode`` (0 without simulation).
+
+        Parameters
+        ----------
+        point : dict
+            One grid point, as from :meth:`points`.
+        mode : {"quick", "full"}
+
+        Returns
+        -------
+        int
+        """
+        settings = self.settings[mode]
+        n_seeds = int(settings["n_seeds"]) if self.simulation is not None else 0
+        if self.seeds is None:
+            return n_seeds
+        n = int(self.seeds(dict(point), dict(settings)))
+        if not 0 <= n <= n_seeds:
+            raise ValueError(
+                f"spec {self.name!r}: seeds() gave {n} at {point}, "
+                f"must be in [0, n_seeds={n_seeds}]"
+            )
+        return n

@@ -84,7 +84,7 @@ def result_key(spec, mode):
             "coords": {k: [str(v.dtype), v.tolist()] for k, v in coords.items()},
             "base_seed": spec.base_seed,
             "code": cell_code(
-                (spec.theory, spec.simulation, spec.shared),
+                (spec.theory, spec.simulation, spec.shared, spec.seeds),
                 always=_CELL_FUNCTIONS,
                 always_modules=_CELL_MODULES,
             ),
