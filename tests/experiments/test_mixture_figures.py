@@ -8,7 +8,7 @@ import pytest
 
 from statmechlearn.cluster import two_centre_fixed_points
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.mixture_barkai import _crossings, anneal_path
+from statmechlearn.experiments.mixture_barkai import _crossings, annealed_fixed_points
 from statmechlearn.models import TwoGaussians
 
 matplotlib.use("Agg")
@@ -33,17 +33,17 @@ def test_crossings_counts_order_changes_of_distinct_pairs():
     assert (n_crossing, n_pairs) == (1, 5)
 
 
-def test_anneal_path_leaves_the_flat_saddle_just_below_the_critical_width():
-    # just below sigma_c = lambda_max the unsplit saddle is so flat that a start
-    # whose noise barely projects on the principal axis converges (by step size)
-    # on it; without noise at all it never leaves. The path must split as DA does.
+def test_annealed_fixed_points_split_just_below_the_critical_width():
+    # just below sigma_c = lambda_max the unsplit saddle is so flat that a start at
+    # it converges (by step size) on it; the library's annealer splits along the
+    # principal axis there, and the polished fixed point is the lowest minimum
     rng = np.random.default_rng(3)
     model = TwoGaussians(60, u0=2.0)
     S, _ = model.sample(240, rng)
     centred = S - S.mean(axis=0)
     lam_max = np.linalg.eigvalsh(centred.T @ centred / len(S))[-1]
     sigmas = [1.05 * lam_max, 0.97 * lam_max]
-    dU, energy, converged = anneal_path(S, sigmas, rng, noise=0.0)
+    dU, energy, converged = annealed_fixed_points(S, sigmas, rng)
     assert np.linalg.norm(dU[0]) < 1e-3 and abs(energy[0]) < 1e-8
     assert converged.all()
     best = two_centre_fixed_points(

@@ -4,9 +4,11 @@ Theory: :mod:`statmechlearn.theory.ml_mixture` (zero-temperature RS).
 Simulation: data from :class:`statmechlearn.models.TwoGaussians`, local maxima
 of the likelihood by the library's batched deterministic-annealing kernel
 (:func:`statmechlearn.cluster.two_centre_fixed_points`, the fixed points of
-:class:`~statmechlearn.cluster.EqualWidthMixture`): the DA path follows the
-fixed point down in sigma with a little noise at each step (the paper's
-procedure); random starts draw ``dU_0 ~ N(0, I/N)``.
+:class:`~statmechlearn.cluster.EqualWidthMixture`); deterministic annealing is
+the library's :class:`~statmechlearn.cluster.EqualWidthMixture`, annealed down
+to each width; random starts draw ``dU_0 ~ N(0, I/N)``. ``mixture-fss`` runs
+the same cells at a ladder of N and extrapolates to N → ∞
+(:mod:`statmechlearn.experiments._finite_size`).
 """
 
 import functools
@@ -14,10 +16,16 @@ import math
 
 import numpy as np
 
+from statmechlearn.experiments._finite_size import (
+    extrapolate_dataset,
+    ladder_checks,
+    plot_extrapolation,
+    seeds_for,
+)
 from statmechlearn.experiments._registry import register
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, Measurement
 
-__all__ = ["SIGMA_FIG3", "follow_minima"]
+__all__ = ["SIGMA_FIG3", "annealed_fixed_points", "follow_minima"]
 
 PAPER = "mixture"
 CITATION = (
@@ -361,24 +369,28 @@ FIG2 = register(
 _FIXED_POINT_TOL = 1e-14
 
 
-def anneal_path(S, sigmas, rng, *, noise=1e-3):
-    """Deterministic annealing in sigma: each fixed point starts from the previous one plus noise.
+# The annealer's own tolerance (its default) places the path; the polish at
+# _FIXED_POINT_TOL then converges within the minimum the path reached.
+_DA_TOL = 1e-6
 
-    While the solution is still unsplit below the sample's critical width
-    (``sigma < lambda_max`` of the data covariance, where the unsplit solution
-    turns into a saddle) the start is also pushed along the principal axis by
-    ``0.1 sqrt(lambda_max)``, as :class:`~statmechlearn.cluster.DeterministicAnnealing`
-    splits: just below the critical width the saddle is so flat that a start
-    at the noise level converges (by step size) on it before it escapes.
+
+def annealed_fixed_points(S, sigmas, rng):
+    """Deterministic annealing down to each width, with the library's estimator.
+
+    For every ``sigma`` :class:`~statmechlearn.cluster.EqualWidthMixture`
+    anneals from above the sample's first critical width (geometric
+    schedule, adaptive at the split) down to ``sigma``, exactly as a user
+    fitting at that width gets it; the fixed point is then polished with
+    :func:`~statmechlearn.cluster.two_centre_fixed_points` at
+    ``_FIXED_POINT_TOL`` so that its energy compares with the random-start
+    minima to 10⁻¹⁰ per pattern.
 
     Parameters
     ----------
     S : ndarray of shape (n_samples, n_features)
     sigmas : sequence of float
-        Decreasing widths.
     rng : numpy.random.Generator
-    noise : float, default=1e-3
-        Standard deviation per coordinate of the noise added at each step.
+        Seeds each anneal's symmetry-breaking perturbation.
 
     Returns
     -------
@@ -386,22 +398,17 @@ def anneal_path(S, sigmas, rng, *, noise=1e-3):
     energy : ndarray of shape (len(sigmas),)
     converged : ndarray of bool, shape (len(sigmas),)
     """
-    from statmechlearn.cluster import two_centre_fixed_points
+    from statmechlearn.cluster import EqualWidthMixture, two_centre_fixed_points
 
-    N = S.shape[1]
-    centred = S - S.mean(axis=0)
-    lam, vec = np.linalg.eigh(centred.T @ centred / S.shape[0])
-    lam_max, axis = lam[-1], vec[:, -1]
-    kick = 0.1 * math.sqrt(lam_max)
-    dU = np.zeros(N)
     out, energy, converged = [], [], []
     for sigma in sigmas:
-        start = dU + noise * rng.standard_normal(N)
-        if sigma < lam_max and dU @ dU < kick**2:
-            start = start + kick * axis
-        fp = two_centre_fixed_points(S, sigma, start, max_iter=20000, tol=_FIXED_POINT_TOL)
-        dU = fp.splitting_vector[0]
-        out.append(dU)
+        mixture = EqualWidthMixture(
+            sigma=float(sigma), tol=_DA_TOL, max_iter=20000, random_state=int(rng.integers(2**31))
+        ).fit(S)
+        fp = two_centre_fixed_points(
+            S, sigma, mixture.splitting_vector_[None], max_iter=20000, tol=_FIXED_POINT_TOL
+        )
+        out.append(fp.splitting_vector[0])
         energy.append(fp.energy[0])
         converged.append(fp.converged[0])
     return np.array(out), np.array(energy), np.array(converged)
@@ -421,7 +428,7 @@ def _fig3_simulation(point, settings, rng):
     model = TwoGaussians(N, u0=point["u0"])
     S, _ = model.sample(P, rng)
     n_starts = settings["n_starts"]
-    dU_da, e_da, ok_da = anneal_path(S, SIGMA_FIG3, rng)
+    dU_da, e_da, ok_da = annealed_fixed_points(S, SIGMA_FIG3, rng)
     r_min, e_min, ok_min = [], [], []
     for sigma in SIGMA_FIG3:
         starts = rng.standard_normal((n_starts, N)) / math.sqrt(N)
@@ -499,11 +506,40 @@ def _da_excess(ds):
 
 
 def _fig3_checks(settings):
+    shared_samples = (
+        "the three σ share their samples (see the correlation below): one sample set "
+        "that is low is low at every σ; the N → ∞ value is in mixture-fss"
+    )
     checks = [
-        Check(f"r(σ={s:g}), DA vs theory", ("theory_r", {"sigma": s}), ("sim_r_da", {"sigma": s}))
+        Check(
+            f"r(σ={s:g}), DA vs theory",
+            ("theory_r", {"sigma": s}),
+            ("sim_r_da", {"sigma": s}),
+            note=shared_samples,
+        )
         for s in (3.4, 2.6, 1.6)
     ]
     n_patterns = round(1.0 * settings["n_features"])
+
+    def correlation_across_sigma(ds):
+        d = ds.isel(alpha=0, u0=0)
+        s = d["sigma"].values
+        r = d["sim_r_da"].where(d["sim_done"]).values[:, (s > 1.6) & (s < 4.0)]
+        r = r[np.isfinite(r).all(axis=1)]
+        if len(r) < 3:
+            return math.nan, None
+        c = np.corrcoef(r.T)
+        return float(c[np.triu_indices_from(c, 1)].mean()), None
+
+    checks.append(
+        Derived(
+            "mean correlation over samples of DA r at two widths, 1.6 < σ < 4",
+            correlation_across_sigma,
+            source="simulation",
+            reported=True,
+            note="near 1: the z of the points above are one fluctuation, not independent ones",
+        )
+    )
 
     def beaten_unique(ds):
         d, excess, spread = _da_excess(ds)
@@ -594,15 +630,18 @@ FIG3 = register(
         figure="Fig. 3",
         caption=(
             "Overlap r with the true splitting direction against σ, α = 1, u₀ = 2 (σ₁ = 4.5): "
-            "RS theory (ground state), deterministic annealing (fixed point followed down in σ "
-            "with noise 10⁻³ per step) averaged over independent samples, and the local "
+            "RS theory (ground state), deterministic annealing (the library's "
+            "EqualWidthMixture, annealed from above the first split down to each σ) averaged "
+            "over independent samples, and the local "
             "minima reached from random starts at each σ for one sample; dotted: σ_AT, below "
             "which replica symmetry is broken. Checks: DA vs theory within 4 SE away from the "
             "transition (finite-size effects near σ₁); DA never above a minimum that every "
             "random start reaches; a unique minimum for 2.2 ≤ σ ≤ 3.6. How far DA is above the "
             "lowest minimum found, and how often, is reported on both sides of σ_AT: below it "
             "the near-degenerate minima of the broken phase differ by O(1) nats at this N "
-            "(random starts spread over O(N) nats)."
+            "(random starts spread over O(N) nats). The DA points at different σ come from the "
+            "same samples and are strongly correlated (one low sample set is low at every σ); "
+            "the finite-size ladder (mixture-fss) extrapolates r to N → ∞."
         ),
         grid={"alpha": (1.0,), "u0": (2.0,)},
         settings={
@@ -679,13 +718,7 @@ def _fig4_simulation(point, settings, rng):
     starts = rng.standard_normal((settings["n_starts"], N)) / math.sqrt(N)
     up, jumps = follow_minima(S, SIGMA_FIG4_UP, starts)
     down, _ = follow_minima(S, SIGMA_FIG4_DOWN, starts)
-    # the DA path passes through every width of the rising sweep: read it there, no interpolation
-    da_sigmas = np.round(np.linspace(6.0, 0.3, 58), 4)
-    _, da, _ = anneal_path(S, da_sigmas, rng)
-    at = [
-        int(np.flatnonzero(np.isclose(da_sigmas, s, rtol=0, atol=1e-9))[0]) for s in SIGMA_FIG4_UP
-    ]
-    da_up = da[at]
+    _, da_up, _ = annealed_fixed_points(S, SIGMA_FIG4_UP, rng)
     return {
         "sim_energy_up": up,
         "sim_jump_up": jumps.astype(float),
@@ -865,5 +898,212 @@ FIG4 = register(
         plot=plot_fig4,
         checks=_fig4_checks,
         base_seed=19940301,
+    )
+)
+
+
+# ------------------------------------------------------------ finite size --
+# (alpha, sigma, u0) of each case: r where the RS ground state is the unique,
+# stable minimum (Fig. 3's range); |r| in the split-random phase below
+# alpha_c = 4 u0^-4 = 0.25 (theory: 0); the minima below sigma_AT = 1.55.
+FSS_CASES = {
+    "learning": (1.0, 2.6, 2.0),
+    "random": (0.125, 1.0, 2.0),
+    "minima": (1.0, 1.0, 2.0),
+}
+FSS_LADDER = (50, 100, 200, 400, 800, 1600)
+
+
+def _fss_seeds(point, settings):
+    n = point["n_features"]
+    if point["case"] == "minima":
+        return settings["n_seeds_minima"] if n <= settings["n_max_minima"] else 0
+    if n > settings["n_max"]:
+        return 0
+    # n_seeds at the smallest rung, fewer (as 1/N) above it: equal SE per rung
+    return seeds_for(n, n_seeds=settings["n_seeds"], n_ref=FSS_LADDER[0])
+
+
+def _fss_theory(point, settings):
+    alpha, sigma, u0 = FSS_CASES[point["case"]]
+    return {"theory_r": _ground(alpha, sigma, u0).r}
+
+
+def _fss_simulation(point, settings, rng):
+    from statmechlearn.cluster import two_centre_fixed_points
+    from statmechlearn.models import TwoGaussians
+
+    alpha, sigma, u0 = FSS_CASES[point["case"]]
+    N = int(point["n_features"])
+    model = TwoGaussians(N, u0=u0)
+    S, _ = model.sample(round(alpha * N), rng)
+    out = {"sim_r": math.nan, "sim_n_minima": math.nan, "sim_spread_nats": math.nan}
+    if point["case"] == "minima":
+        starts = rng.standard_normal((settings["n_starts"], N)) / math.sqrt(N)
+        fp = two_centre_fixed_points(S, sigma, starts, max_iter=20000, tol=_FIXED_POINT_TOL)
+        e = np.sort(fp.energy[fp.converged])
+        if e.size:
+            out["sim_n_minima"] = 1 + int(np.sum(np.diff(e) > _SAME_ENERGY))
+            out["sim_spread_nats"] = float(S.shape[0] * (e[-1] - e[0]))
+        return out
+    dU, _, ok = annealed_fixed_points(S, [sigma], rng)
+    out["sim_r"] = float(abs(model.order_parameters(dU).r[0])) if ok[0] else math.nan
+    return out
+
+
+def plot_fss(ds, ax=None):
+    """r against 1/N (learning), |r| against 1/√N (split-random), minima against N."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, axes = plt.subplots(1, 3, figsize=(12.0, 3.8), constrained_layout=True)
+    else:
+        axes = [ax, ax.inset_axes([0.62, 0.12, 0.35, 0.35]), None]
+    learning = extrapolate_dataset(ds, "sim_r", sel={"case": "learning"})
+    plot_extrapolation(
+        axes[0],
+        learning,
+        theory=float(ds["theory_r"].sel(case="learning").isel(n_features=0)),
+        label="DA, mean ± SE",
+    )
+    axes[0].set_ylabel("r")
+    axes[0].set_title("α = 1, σ = 2.6: r → RS theory")
+    axes[0].legend(fontsize=8)
+    random = extrapolate_dataset(ds, "sim_r", sel={"case": "random"}, form="1/sqrt(N)")
+    plot_extrapolation(axes[1], random, theory=0.0, color="C2")
+    axes[1].set_ylabel("|r|")
+    axes[1].set_title("α = 0.125 < α_c: |r| → 0")
+    if axes[2] is not None:
+        d = ds.sel(case="minima")
+        done = d["sim_done"]
+        n = d["n_features"].values
+        for var, color, label in (
+            ("sim_n_minima", "C1", "distinct minima found"),
+            ("sim_spread_nats", "C3", "N·(energy spread), nats"),
+        ):
+            v = d[var].where(done)
+            k = done.sum("seed")
+            keep = k.values >= 2
+            axes[2].errorbar(
+                n[keep],
+                v.mean("seed").values[keep],
+                yerr=(v.std("seed") / np.sqrt(k)).values[keep],
+                fmt="o-",
+                color=color,
+                label=label,
+            )
+        axes[2].set_xscale("log")
+        axes[2].set_yscale("log")
+        axes[2].set_xlabel("N")
+        axes[2].set_title("α = 1, σ = 1.0 < σ_AT: random-start minima")
+        axes[2].legend(fontsize=8)
+    return axes[0]
+
+
+def _log_slope(var):
+    def compute(ds):
+        d = ds.sel(case="minima")
+        done = d["sim_done"].values
+        n = d["n_features"].values.astype(float)
+        means = [
+            np.mean(d[var].values[i][done[i]]) for i in range(n.size) if done[i].sum() >= 2
+        ]
+        ns = [n[i] for i in range(n.size) if done[i].sum() >= 2]
+        if len(ns) < 2 or min(means) <= 0:
+            return math.nan, None
+        slope, _ = np.polyfit(np.log(ns), np.log(means), 1)
+        return float(slope), None
+
+    return compute
+
+
+def _fss_checks(settings):
+    return [
+        *ladder_checks(
+            "r at α = 1, σ = 2.6 (DA)",
+            "sim_r",
+            theory=("theory_r", {"case": "learning"}),
+            sel={"case": "learning"},
+            note=(
+                "RS-stable, unique minimum: the mean over samples has O(1/N) corrections; "
+                "the spread over samples is ≈ 1.2/√N, so the quick ladder is smoke and the "
+                "full one (N to 1600) evidence"
+            ),
+        ),
+        *ladder_checks(
+            "|r| at α = 0.125 < α_c, σ = 1.0 (split-random phase)",
+            "sim_r",
+            theory=0.0,
+            sel={"case": "random"},
+            form="1/sqrt(N)",
+            scale=float(_ground(0.5, 1.0, 2.0).r),
+            note=(
+                "below α_c the split direction is the top principal axis, whose overlap with "
+                "the teacher is O(N^-1/2) (below the BBP threshold); scale: r just above α_c "
+                "(α = 0.5), the effect the transition claims"
+            ),
+        ),
+        Derived(
+            "log-log slope of the number of distinct minima found vs N (α = 1, σ = 1.0 < σ_AT)",
+            _log_slope("sim_n_minima"),
+            source="simulation",
+            reported=True,
+            note="saturates at the number of starts once every start finds its own minimum",
+        ),
+        Derived(
+            "log-log slope of N·(energy spread of the minima found) vs N (σ = 1.0 < σ_AT)",
+            _log_slope("sim_spread_nats"),
+            source="simulation",
+            reported=True,
+            note="1 if the minima differ by O(1) per pattern, 0 if by O(1) nats in total",
+        ),
+    ]
+
+
+FSS = register(
+    FigureSpec(
+        name="mixture-fss",
+        paper=PAPER,
+        citation=CITATION,
+        figure="finite size (Figs. 1, 3)",
+        caption=(
+            "Finite-size scaling, u₀ = 2. Left: r of deterministic annealing at α = 1, σ = 2.6 "
+            "(Fig. 3's RS-stable range) at a ladder of N with more samples at small N (equal "
+            "standard error per rung), fitted by r(N) = r∞ + b/N; star: RS theory. Middle: |r| at "
+            "α = 0.125, half the retarded-learning threshold α_c = 4u₀⁻⁴, where theory gives "
+            "r = 0: the finite-N overlap falls like N^-1/2 (the rounding of the transition). "
+            "Right: below σ_AT (α = 1, σ = 1.0) the number of distinct minima that random "
+            "starts find and their energy spread, against N."
+        ),
+        grid={"case": tuple(FSS_CASES), "n_features": FSS_LADDER},
+        settings={
+            "quick": {
+                "n_seeds": 48,
+                "n_max": 400,
+                "n_seeds_minima": 4,
+                "n_max_minima": 200,
+                "n_starts": 6,
+            },
+            "full": {
+                "n_seeds": 768,
+                "n_max": 1600,
+                "n_seeds_minima": 8,
+                "n_max_minima": 800,
+                "n_starts": 10,
+            },
+        },
+        outputs={
+            "theory_r": (),
+            "sim_r": (),
+            "sim_n_minima": (),
+            "sim_spread_nats": (),
+        },
+        coords=lambda s: {},
+        theory=_fss_theory,
+        simulation=_fss_simulation,
+        seeds=_fss_seeds,
+        plot=plot_fss,
+        checks=_fss_checks,
+        base_seed=19940501,
     )
 )
