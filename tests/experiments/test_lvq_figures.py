@@ -119,3 +119,44 @@ def test_real_data_small(tmp_path):
     _, ds = _run(spec, tmp_path)
     acc = ds["sim_accuracy"]
     assert bool(((acc > 0.6) & (acc <= 1.0)).all())  # standardised iris is hard for 1 prototype
+
+
+def test_fig1_quick(tmp_path):
+    """Fig. 1 as run by the main job: the model's moments hold, and a wrong one is caught."""
+    spec = get("lvq-fig1")
+    checks, ds = _run(spec, tmp_path)
+    assert len(checks) == 12
+    assert all(r.passed for r in checks.values()), [r for r in checks.values() if not r.passed]
+    assert sum(r.is_evidence for r in checks.values()) >= 4
+    first = ds.isel(seed=0).squeeze(["p_plus", "lam"])
+    label = first["sim_label"].values
+    assert (label == 1).sum() == 160 and (label == -1).sum() == 240  # as in the caption
+    assert first["sim_h"].shape == first["sim_b"].shape == (400, 2)
+    assert float(ds["theory_h_center_sep2"].squeeze()) == pytest.approx(2 * 1.5**2 / 200)
+
+    # a projection that kept the cluster structure would not pass the random-plane checks
+    wrong = ds.copy(deep=True)
+    wrong["sim_h_sep2"] = wrong["sim_h_sep2"] * 1.5
+    bad = {r.quantity: r for r in evaluate_checks(spec, wrong)}
+    assert not next(r for q, r in bad.items() if "sample class means" in q).passed
+
+
+def test_fss_small(tmp_path):
+    """The finite-size ladder on three rungs: seeds ∝ 1/N, the N → ∞ fit meets the ODE."""
+    from statmechlearn.experiments._finite_size import seeds_for
+
+    spec = _small("lvq-fss", n_seeds=48, n_max=200)
+    checks, ds = _run(spec, tmp_path)
+    assert len(checks) == 9  # value vs ODE, fit p-value, slope (reported) for ε_g, R++, Q++
+    verdicts = [r for r in checks.values() if not r.reported]
+    assert len(verdicts) == 6 and all(r.passed for r in verdicts), verdicts
+    done = ds["sim_done"].squeeze(["p_plus", "lam", "eta"]).sum("seed")
+    for n in ds["n_features"].values:
+        expected = seeds_for(int(n), n_seeds=48, n_ref=50) if n <= 200 else 0
+        assert int(done.sel(n_features=n)) == expected
+
+    # a simulation off the ODE by 0.01 in ε_g is rejected
+    wrong = ds.copy(deep=True)
+    wrong["sim_eps_g"] = wrong["sim_eps_g"] + 0.01
+    bad = {r.quantity: r for r in evaluate_checks(spec, wrong)}
+    assert not bad["ε_g(α=10), N → ∞ (1/N fit) vs theory"].passed

@@ -103,7 +103,7 @@ def test_the_copy_reproduces_the_installed_keys(baseline):
         (
             "experiments/lvq_biehl.py",
             "simulate_learning_curve",
-            {"lvq-fig2", "lvq-fig3a", "lvq-self-averaging"},
+            {"lvq-fig2", "lvq-fig3a", "lvq-self-averaging", "lvq-fss"},
         ),
         # plots and checks compute nothing stored: editing them recomputes nothing
         ("experiments/lvq_biehl.py", "plot_fig2", set()),
