@@ -1,6 +1,7 @@
 """Maximum-entropy clustering experiments: their helpers, and the figures at small size."""
 
 import dataclasses
+import math
 
 import matplotlib
 import numpy as np
@@ -48,3 +49,35 @@ def test_figures_run_and_pass_their_checks(tmp_path, name):
     matplotlib.pyplot.close("all")
     results = evaluate_checks(spec, ds)
     assert results and all(r.passed for r in results if r.kind == "evidence")
+
+
+def test_critical_temperature_limit_is_continuous_at_the_bbp_threshold():
+    from statmechlearn.experiments.maxent_clustering import critical_temperature_limit
+
+    gamma = 0.5
+    at = math.sqrt(gamma)
+    edge = 2.0 * (1.0 + at) ** 2
+    assert critical_temperature_limit(at * (1 + 1e-9), gamma) == pytest.approx(edge, rel=1e-8)
+    assert critical_temperature_limit(at * (1 - 1e-9), gamma) == edge
+    # far above the threshold the sample spike tends to the population one as gamma -> 0
+    assert critical_temperature_limit(2.0, 1e-9) == pytest.approx(6.0, rel=1e-8)
+
+
+def test_critical_temperature_ladder_extrapolates_to_random_matrix_theory():
+    # exact eigenvalues of many samples at two sizes: the 1/N fit's intercept is 7.5
+    from statmechlearn.experiments._finite_size import extrapolate
+    from statmechlearn.experiments.maxent_clustering import critical_temperature_limit
+
+    rng = np.random.default_rng(11)
+    sizes = (40, 80, 160)
+    runs = 160
+    values = np.empty((len(sizes), runs))
+    for i, n in enumerate(sizes):
+        mu = np.zeros(n)
+        mu[0] = math.sqrt(2.0)
+        for j in range(runs):
+            X = rng.standard_normal((2 * n, n)) + rng.choice([-1.0, 1.0], 2 * n)[:, None] * mu
+            values[i, j] = 2.0 * np.linalg.eigvalsh(np.cov(X, rowvar=False, bias=True))[-1]
+    ext = extrapolate(sizes, values)
+    z = (ext.value - critical_temperature_limit(2.0, 0.5)) / ext.se
+    assert abs(z) < 5.0
