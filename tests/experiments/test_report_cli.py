@@ -53,6 +53,25 @@ def test_table_1_is_in_the_report(quick_results):
     assert 'id="sparse-table1"' in html and "Table 1" in html and 'id="not-run"' not in html
 
 
+def test_every_paper_has_a_thermodynamic_limit_in_the_summary(quick_results):
+    from statmechlearn.experiments import specs_for
+    from statmechlearn.experiments._finite_size import LIMIT_MARK
+
+    out, _ = quick_results
+    html = (out / "report.html").read_text()
+    table = html.split('id="limits-table"', 1)[1].split("</table>", 1)[0]
+    # one key per seed paper (000-004); the lecture notes' theory of a phase transition
+    # with an N -> oo limit is DA's critical temperature (maxent)
+    for paper in ("outliers", "mixture", "lvq", "sparse", "maxent"):
+        extrapolated = [
+            s.name
+            for s in specs_for(paper)
+            if any(LIMIT_MARK in c.quantity for c in s.checks(s.settings["quick"]))
+        ]
+        assert extrapolated, f"paper {paper!r} has no finite-size extrapolation"
+        assert any(f'href="#{name}"' in table for name in extrapolated), paper
+
+
 def test_report_command_rebuilds_from_store(quick_results):
     out, _ = quick_results
     result = runner.invoke(app, ["report", "--out", str(out)])

@@ -56,6 +56,7 @@ from statmechlearn.experiments._spec import Derived, Measurement, _select
 
 __all__ = [
     "FORMS",
+    "LIMIT_MARK",
     "Extrapolation",
     "extrapolate",
     "extrapolate_dataset",
@@ -66,6 +67,9 @@ __all__ = [
 
 #: Finite-size forms ``a + b N^-p``: name -> exponent ``p``.
 FORMS = {"1/N": 1.0, "1/sqrt(N)": 0.5, "N^-2/3": 2.0 / 3.0}
+
+#: Marks the quantity of an extrapolated row; the report gathers these rows in its summary.
+LIMIT_MARK = "N → ∞"
 
 #: The p-value below which a fitted form is rejected.
 FIT_P_MIN = 1e-3
@@ -131,9 +135,7 @@ class Extrapolation:
         ``n`` is :attr:`effective_runs` (rounded down), so that a check's
         critical value is the Student-t one of the intercept's error.
         """
-        return Measurement(
-            self.value, self.se, max(2, int(self.effective_runs)), self.n_nonfinite
-        )
+        return Measurement(self.value, self.se, max(2, int(self.effective_runs)), self.n_nonfinite)
 
 
 def seeds_for(n, *, n_seeds, n_ref):
@@ -197,9 +199,7 @@ def extrapolate(n, values, *, form="1/N"):
     n = np.asarray(n, dtype=float).ravel()
     values = np.asarray(values, dtype=float)
     if values.ndim != 2 or values.shape[0] != n.size:
-        raise ValueError(
-            f"values must have shape (len(n)={n.size}, n_runs), got {values.shape}"
-        )
+        raise ValueError(f"values must have shape (len(n)={n.size}, n_runs), got {values.shape}")
     n_nonfinite = int(np.isinf(values).sum())
     finite = np.isfinite(values)
     counts = finite.sum(axis=1)
@@ -345,7 +345,7 @@ def ladder_checks(
 
     return [
         Derived(
-            f"{quantity}, N → ∞ ({form} fit) vs theory",
+            f"{quantity}, {LIMIT_MARK} ({form} fit) vs theory",
             lambda ds: fit(ds).measurement(),
             target=lambda ds: _theory_value(theory, ds),
             target_from="theory",

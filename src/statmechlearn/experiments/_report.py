@@ -15,6 +15,7 @@ import jinja2
 import numpy as np
 
 from statmechlearn.experiments import _registry
+from statmechlearn.experiments._finite_size import LIMIT_MARK
 from statmechlearn.experiments._provenance import provenance
 from statmechlearn.experiments._runner import missing_requirements
 from statmechlearn.experiments._store import ResultStore
@@ -213,6 +214,12 @@ def write_report(out="results", names=None, not_run=None):
     html = template.render(
         figures=figures,
         not_run=[skipped_runs[n] for n in names if n in skipped_runs],
+        limits=[
+            (name, c, *_verdict(c))
+            for name, cs in results.items()
+            for c in cs
+            if LIMIT_MARK in c.quantity and c.z is not None
+        ],
         n_run=len(figures),
         totals=totals,
         all_good=not skipped_runs
