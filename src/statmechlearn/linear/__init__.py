@@ -15,6 +15,7 @@ the naive reference :func:`sparse_bayes_bp`, and
 
 from statmechlearn._core.channels import SmoothedStepActivation
 from statmechlearn.linear._outliers import HebbClassifier, OutlierRobustClassifier
+from statmechlearn.linear._rvm import RVMClassifier
 from statmechlearn.linear._selection_em import (
     hard_selection_em,
     hebb_vector,
@@ -34,6 +35,7 @@ __all__ = [
     "PAPER_KAPPA_GRID",
     "HebbClassifier",
     "OutlierRobustClassifier",
+    "RVMClassifier",
     "SmoothedStepActivation",
     "SparseBayesClassifier",
     "SparseBayesClassifierCV",
