@@ -1005,9 +1005,7 @@ def _log_slope(var):
         d = ds.sel(case="minima")
         done = d["sim_done"].values
         n = d["n_features"].values.astype(float)
-        means = [
-            np.mean(d[var].values[i][done[i]]) for i in range(n.size) if done[i].sum() >= 2
-        ]
+        means = [np.mean(d[var].values[i][done[i]]) for i in range(n.size) if done[i].sum() >= 2]
         ns = [n[i] for i in range(n.size) if done[i].sum() >= 2]
         if len(ns) < 2 or min(means) <= 0:
             return math.nan, None
