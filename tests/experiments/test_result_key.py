@@ -95,7 +95,7 @@ def test_the_copy_reproduces_the_installed_keys(baseline):
         (
             "theory/sparse_bayes.py",
             "state_evolution",
-            {"sparse-fig1", "sparse-fig3", "sparse-fig4"},
+            {"sparse-fig1", "sparse-fig3", "sparse-fig4", "sparse-fss"},
         ),
         # an estimator used by one simulation only
         ("lvq/_classifiers.py", "_doc", {"lvq-real-data"}),
