@@ -56,7 +56,8 @@ def test_annealed_fixed_points_split_just_below_the_critical_width():
 @pytest.mark.parametrize("name", ["mixture-fig3", "mixture-fig4"])
 def test_mixture_figures_run_and_report(tmp_path, name):
     settings = (
-        {"n_seeds": 2, "n_features": 60, "n_starts": 3}
+        # three samples: the correlation of r across widths needs them
+        {"n_seeds": 3, "n_features": 60, "n_starts": 3}
         if name == "mixture-fig3"
         else {"n_seeds": 1, "n_features": 80, "n_starts": 3}
     )
