@@ -27,6 +27,7 @@ __all__ = [
     "prox_softplus",
     "prox_softplus_numpy",
     "soft_averages",
+    "soft_replicon",
 ]
 
 #: Gauss-Legendre nodes per piece of every Gaussian average.
@@ -198,4 +199,64 @@ def soft_averages(c0, c1, s, b, p1, *, exact=True):
     """
     return _soft_averages_kernel(
         float(c0), float(c1), float(s), float(b), float(p1), bool(exact), _NODES, _WEIGHTS, TAIL
+    )
+
+
+@numba.njit(cache=True)
+def _soft_replicon_kernel(c0, c1, s, b, p1, nodes, weights, tail):  # pragma: no cover
+    # <(b Psi_b''(a))^2> over the mixture; Psi'' = sigma'(t*) / (1 - b sigma'(t*))
+    if s > 0.0 and b >= 4.0:
+        return math.inf  # the maximiser jumps at a = -b/2: a delta in Psi''
+    inv_sqrt_2pi = 1.0 / math.sqrt(2.0 * math.pi)
+    total = 0.0
+    for v in range(2):
+        c = c1 if v == 1 else c0
+        pv = p1 if v == 1 else 1.0 - p1
+        if s <= 0.0:
+            t = _prox_point(c, b)
+            sp = _sigmoid(t) * (1.0 - _sigmoid(t))
+            total += pv * (b * sp / (1.0 - b * sp)) ** 2
+            continue
+        # split where the integrand peaks (t* = 0, i.e. a = -b/2)
+        x_split = min(max((-0.5 * b - c) / s, -tail), tail)
+        for piece in range(2):
+            lo = -tail if piece == 0 else x_split
+            hi = x_split if piece == 0 else tail
+            half = 0.5 * (hi - lo)
+            if half <= 0.0:
+                continue
+            mid = 0.5 * (hi + lo)
+            for k in range(nodes.size):
+                x = mid + half * nodes[k]
+                w = half * weights[k] * inv_sqrt_2pi * math.exp(-0.5 * x * x)
+                t = _prox_point(c + s * x, b)
+                sg = _sigmoid(t)
+                sp = sg * (1.0 - sg)
+                r = b * sp / (1.0 - b * sp)
+                total += pv * w * r * r
+    return total
+
+
+def soft_replicon(c0, c1, s, b, p1):
+    """``<(b Psi_b''(a))^2>`` of the exact soft-selection potential (mixture average).
+
+    The replicon (Almeida-Thouless) eigenvalue of the zero-temperature RS
+    saddle point is ``1 - alpha * soft_replicon(...)``
+    (``docs/derivations/outliers_hard_branches.md``). Returns ``inf`` once
+    ``b >= 4`` (with ``s > 0``): the maximiser of ``Psi_b`` then jumps at
+    ``a = -b/2`` and ``Psi_b''`` has a delta function there.
+
+    Parameters
+    ----------
+    c0, c1, s, b, p1 : float
+        As in :func:`soft_averages`.
+
+    Returns
+    -------
+    float
+    """
+    return float(
+        _soft_replicon_kernel(
+            float(c0), float(c1), float(s), float(b), float(p1), _NODES, _WEIGHTS, TAIL
+        )
     )

@@ -33,6 +33,13 @@ hebb
     Closed form for the Hebb rule eq. (25).
 soft_selection_asymptotics
     R_inf and c of eq. (29).
+hard_hat_parameters, hard_b3_free_energy, hard_b4_order_parameters, hard_b5, hard_b5_roots
+    The paper's App. B in its own variables, as printed and corrected.
+
+Every branch carries its replicon (Almeida-Thouless) eigenvalue
+(``SelectionBranches.at_eigenvalue``); the transitions report where each
+branch is RS-unstable and where learning is lost (``eta_learn``), see
+``docs/derivations/outliers_hard_branches.md``.
 """
 
 import functools
@@ -43,16 +50,21 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import brentq, minimize_scalar
-from scipy.special import expit, log_expit
+from scipy.special import expit, log_expit, ndtr
 
 from statmechlearn._core.exceptions import ConvergenceError, ConvergenceWarning
 from statmechlearn._core.validation import check_choice, check_real
-from statmechlearn.theory._outlier_kernels import soft_averages
+from statmechlearn.theory._outlier_kernels import soft_averages, soft_replicon
 
 __all__ = [
     "SelectionBranches",
     "SelectionCurve",
     "SelectionTransition",
+    "hard_b3_free_energy",
+    "hard_b4_order_parameters",
+    "hard_b5",
+    "hard_b5_roots",
+    "hard_hat_parameters",
     "hard_selection",
     "hard_selection_curve",
     "hard_transition",
@@ -98,6 +110,11 @@ class SelectionBranches:
         Index of the branch of lowest free energy (the thermodynamic state).
     trivial : ndarray of bool
         Hard selection's all-outlier solution (every V = 0, J = 0).
+    at_eigenvalue : ndarray
+        Replicon (Almeida-Thouless) eigenvalue ``1 - alpha <(b Psi_b'')^2>``
+        of each replica-symmetric saddle point; negative (``-inf`` where the
+        single-example maximiser jumps) means RS is unstable there
+        (``docs/derivations/outliers_hard_branches.md``).
 
     Branches are sorted by decreasing R.
     """
@@ -116,6 +133,12 @@ class SelectionBranches:
     informative: np.ndarray
     global_minimum: int
     trivial: np.ndarray
+    at_eigenvalue: np.ndarray = None
+
+    @property
+    def rs_stable(self):
+        """Boolean array: the replicon eigenvalue is positive (RS is locally stable)."""
+        return np.asarray(self.at_eigenvalue) > 0.0
 
     @property
     def n_branches(self):
@@ -168,12 +191,37 @@ class SelectionTransition:
         in the eta range searched.
     transitions : tuple of float
         Every eta where the global minimum jumps between branches.
+    eta_learn : float
+        The largest eta at which the lowest-free-energy state still learns
+        (its angle ``Phi <= phi_learn``); above it the global minimum is a
+        state that ignores the teacher (R ~ 0) or the trivial one. NaN if
+        the global minimum never learns in the range searched.
+    learn_jump : bool
+        True if the global minimum stops learning by a first-order jump
+        (then eta_learn does not depend on phi_learn); False if Phi crosses
+        phi_learn continuously.
+    eta_learn_spinodal : float
+        The largest eta up to which a learning state (``Phi <= phi_learn``)
+        exists on the branch continued from the Hebb limit (its fold): the
+        limit of metastability of a learner started at the teacher.
+    phi_learn : float
+        The learning criterion used.
+    rs_unstable : tuple of (float, float, str)
+        Intervals ``(eta_lo, eta_hi, branch)`` on which a branch exists and
+        its replicon eigenvalue is negative (RS unstable). ``branch`` is
+        ``"segment k"`` (the k-th monotone piece of the continued curve,
+        k = 0 connected to the Hebb limit).
     """
 
     alpha: float
     spinodals: tuple
     eta_c: float
     transitions: tuple = ()
+    eta_learn: float = math.nan
+    learn_jump: bool = False
+    eta_learn_spinodal: float = math.nan
+    phi_learn: float = 1.0 / 3.0
+    rs_unstable: tuple = ()
 
 
 # ----------------------------------------------------------------------------- problems
@@ -223,6 +271,17 @@ class _SoftProblem:
         R, Q, _, _ = _hebb_order_parameters(self.alpha, eta, self.gamma, self.gs)
         z = 1.0 / (1.0 + self.alpha * self.gs)
         return np.log([R, Q, z])
+
+    def at_eigenvalue(self, u):
+        """Replicon eigenvalue ``1 - alpha <(b Psi_b''(a))^2>`` (exact limit only)."""
+        R, Q, z = np.exp(u[:3])
+        eta, gs = u[-1], self.gs
+        s = gs * math.sqrt(Q / self.gamma)
+        b = gs * gs * z / self.gamma
+        c0 = -0.5 * gs * Q - eta
+        if not self.exact:
+            return math.nan
+        return 1.0 - self.alpha * soft_replicon(c0, c0 + gs * R, s, b, expit(-eta))
 
 
 class _HardProblem:
@@ -282,6 +341,33 @@ class _HardProblem:
         z = 1.0 / (1.0 + self.alpha * self.gs)
         lam = 0.5 * self.gs / (1.0 + self.gs * self.alpha)
         return np.log([R, Q, z, lam])
+
+    def threshold_density(self, u):
+        """``rho = alpha p(a + b/2 = 0)``: examples per N per unit a at the selection threshold."""
+        _R, _Q, _z, _lam, s, _b, _psi, _m1, _m, dens = self._parts(u[:-1], u[-1])
+        return self.alpha * dens / s
+
+    def at_eigenvalue(self, u):
+        """Replicon eigenvalue: ``-inf`` wherever examples sit at the threshold (always).
+
+        ``Psi_b(a) = max(0, a + b/2)`` has ``Psi_b'' = delta(a + b/2)``, so
+        ``alpha <(b Psi_b'')^2>`` diverges as soon as the density of a at
+        ``-b/2`` is positive, i.e. on every branch with Q > 0.
+        """
+        return -math.inf if self.threshold_density(u) > 0.0 else 1.0
+
+    def hat_parameters(self, u):
+        """The paper's V order parameters (App. B): R^ = alpha p1 <V>_1, Q^ = alpha <V>, z^."""
+        _R, _Q, _z, lam, s, b, _psi, m1, m, dens = self._parts(u[:-1], u[-1])
+        p1 = expit(-u[-1])
+        return {
+            "R_hat": self.alpha * p1 * m1,
+            "Q_hat": self.alpha * m,
+            "z_hat": -self.alpha * dens / s,
+            "threshold_density": self.alpha * dens / s,
+            "b": b,
+            "lambda": lam,
+        }
 
 
 def _g_star(lam, gs):
@@ -489,15 +575,17 @@ def _solutions_at(problem, points, fold_index, eta, *, tol=1e-7):
 
 
 def _branches(selection, problem, states, alpha, eta, gamma, gs, trivial_state=None):
-    rows = [problem.observables(u) for u in states]
+    rows = [(*problem.observables(u), problem.at_eigenvalue(u)) for u in states]
     trivial = [False] * len(rows)
     if trivial_state is not None:
-        rows.append(trivial_state)
+        # the trivial state has no example at the threshold: only the sign of eta - eta0 matters
+        eta0 = 0.5 * gs * gs / gamma - 0.5 * gs
+        rows.append((*trivial_state, 1.0 if eta > eta0 else 0.0))
         trivial.append(True)
-    rows = np.array(rows, dtype=float).reshape(-1, 5)
+    rows = np.array(rows, dtype=float).reshape(-1, 6)
     order = np.argsort(-rows[:, 0], kind="stable")
     rows = rows[order]
-    R, Q, z, f, informative = rows.T
+    R, Q, z, f, informative, at = rows.T
     Phi, Delta = _order_parameter_arrays(R, Q)
     return SelectionBranches(
         selection=selection,
@@ -514,6 +602,7 @@ def _branches(selection, problem, states, alpha, eta, gamma, gs, trivial_state=N
         informative=informative,
         global_minimum=int(np.argmin(f)),
         trivial=np.asarray(trivial)[order],
+        at_eigenvalue=at,
     )
 
 
@@ -674,6 +763,9 @@ def _transitions(problem, points, fold_index, *, trivial_from=None, n_grid=400):
     if len(segments) == 1 and trivial_from is None:
         return []
     grid = np.linspace(lo, hi, n_grid)
+    # a narrow S (two folds closer than the grid step) must not fall between grid points
+    fold_etas = points[fold_index, -1] if len(fold_index) else np.zeros(0)
+    grid = np.union1d(grid, fold_etas[(fold_etas > lo) & (fold_etas < hi)])
     if trivial_from is not None:
         grid = np.union1d(grid, [trivial_from])
     coexist = [
@@ -689,6 +781,8 @@ def _transitions(problem, points, fold_index, *, trivial_from=None, n_grid=400):
     if not coexist:
         return []
     grid = np.linspace(min(coexist), max(coexist), n_grid)
+    inside = fold_etas[(fold_etas > grid[0]) & (fold_etas < grid[-1])]
+    grid = np.union1d(grid, inside)
     best = [min(candidates, key=lambda k, e=eta: energy(k, e)) for eta in grid]
     out = []
     for i in range(len(grid) - 1):
@@ -705,6 +799,74 @@ def _transitions(problem, points, fold_index, *, trivial_from=None, n_grid=400):
                 eta_c = 0.5 * (a + b)
             out.append((eta_c, k, j))
     return out
+
+
+def _phi_of(problem, points, segments, k, eta):
+    """Angle / pi of the state on segment k at eta (k = -1: the trivial state, 1/2)."""
+    if k < 0:
+        return 0.5
+    etas = points[segments[k], -1]
+    u = _solve_on_segment(problem, points, segments[k], float(np.clip(eta, etas.min(), etas.max())))
+    R, Q = problem.observables(u)[:2]
+    return float(_order_parameter_arrays(R, Q)[0])
+
+
+def _learning(problem, points, obs, fold_index, switches, phi_learn, eta_hi):
+    """(eta_learn, learn_jump, eta_learn_spinodal); see :class:`SelectionTransition`."""
+    segments = _segments(points, fold_index)
+    phi_curve = _order_parameter_arrays(obs[:, 0], obs[:, 1])[0]
+    learning = phi_curve <= phi_learn
+    if not learning[0]:
+        return math.nan, False, math.nan
+    stop = int(np.argmin(learning)) if not learning.all() else len(learning)
+    spinodal = float(points[:stop, -1].max())
+    if stop < len(learning):  # the crossing between two curve points, on their segment
+        k = next(k for k, seg in enumerate(segments) if seg[0] < stop <= seg[-1])
+        e0, e1 = sorted((points[stop - 1, -1], points[stop, -1]))
+
+        def excess_curve(eta, k=k):
+            return _phi_of(problem, points, segments, k, eta) - phi_learn
+
+        if e1 > e0 and excess_curve(e0) * excess_curve(e1) < 0:
+            spinodal = max(spinodal, float(brentq(excess_curve, e0, e1, xtol=1e-10)))
+    bounds = [points[0, -1]] + [e for e, _, _ in switches] + [eta_hi]
+    states = [switches[0][1] if switches else 0] + [j for _, _, j in switches]
+    for n, k in enumerate(states):
+        lo, hi = bounds[n], bounds[n + 1]
+        if _phi_of(problem, points, segments, k, lo) > phi_learn:
+            return (float(lo), True, spinodal) if n > 0 else (math.nan, False, spinodal)
+        if k >= 0:
+            etas = points[segments[k], -1]
+            hi_k = min(hi, etas.max())
+            if _phi_of(problem, points, segments, k, hi_k) > phi_learn:
+
+                def excess(eta, k=k):
+                    return _phi_of(problem, points, segments, k, eta) - phi_learn
+
+                lo_k = max(lo, etas.min())
+                return float(brentq(excess, lo_k, hi_k, xtol=1e-10)), False, spinodal
+    return math.nan, False, spinodal
+
+
+def _rs_unstable(problem, points, fold_index):
+    """Intervals (eta_lo, eta_hi, "segment k") where the replicon eigenvalue is negative."""
+    at = np.array([problem.at_eigenvalue(u) for u in points])
+    out = []
+    for k, seg in enumerate(_segments(points, fold_index)):
+        neg = at[seg] < 0.0
+        if not neg.any():
+            continue
+        # contiguous runs of RS-unstable points, widened to the linear zero of the eigenvalue
+        edges = np.flatnonzero(np.diff(np.r_[0, neg.astype(int), 0]))
+        for start, stop in zip(edges[::2], edges[1::2], strict=True):
+            etas = list(points[seg[start:stop], -1])
+            for i, j in ((start - 1, start), (stop, stop - 1)):
+                if 0 <= i < len(seg) and np.isfinite(at[seg[j]]):
+                    e_i, e_j = points[seg[i], -1], points[seg[j], -1]
+                    a_i, a_j = at[seg[i]], at[seg[j]]
+                    etas.append(e_i + a_i * (e_j - e_i) / (a_i - a_j))
+            out.append((float(min(etas)), float(max(etas)), f"segment {k}"))
+    return tuple(out)
 
 
 def soft_transition(alpha, *, gamma, gamma_student=None, limit="exact"):
@@ -725,20 +887,41 @@ def soft_transition(alpha, *, gamma, gamma_student=None, limit="exact"):
     """
     alpha, _, gamma, gs = _check(alpha, 0.0, gamma, gamma_student)
     limit = check_choice(limit, "limit", ("exact", "gaussian"))
-    problem, points, _, folds = _curve("soft", alpha, gamma, gs, limit, *_ETA_RANGE)
+    problem, points, obs, folds = _curve("soft", alpha, gamma, gs, limit, *_ETA_RANGE)
     switches = _transitions(problem, points, folds)
     eta_c = next((e for e, k, _ in switches if k == 0), math.nan)
+    phi_learn = 1.0 / 3.0
+    eta_learn, jump, spinodal = _learning(
+        problem, points, obs, folds, switches, phi_learn, float(points[:, -1].max())
+    )
     return SelectionTransition(
-        alpha, tuple(points[folds, -1].tolist()), eta_c, tuple(e for e, _, _ in switches)
+        alpha,
+        tuple(points[folds, -1].tolist()),
+        eta_c,
+        tuple(e for e, _, _ in switches),
+        eta_learn=eta_learn,
+        learn_jump=jump,
+        eta_learn_spinodal=spinodal,
+        phi_learn=phi_learn,
+        rs_unstable=_rs_unstable(problem, points, folds) if limit == "exact" else (),
     )
 
 
-def hard_transition(alpha, *, gamma, gamma_student=None):
-    """eta0, the non-trivial branch's spinodals and the transition to the trivial state.
+def hard_transition(alpha, *, gamma, gamma_student=None, phi_learn=1.0 / 3.0):
+    """eta0, the branches' spinodals, the loss of learning and the transition to the trivial state.
+
+    Every branch of the continued curve is followed: the learning branch
+    connected to the Hebb limit (R ~ 1), the state that fits a few tail
+    examples and ignores the teacher (R ~ 0, Q = O(1)), the unstable middle
+    pieces, and the trivial state (every V = 0).
 
     Parameters
     ----------
     alpha, gamma, gamma_student : float
+    phi_learn : float, default=1/3
+        A state "learns" if its angle Phi <= phi_learn (R / sqrt(Q) >= 1/2).
+        Where learning is lost by a first-order jump (gamma = 10) the result
+        does not depend on it (``learn_jump``).
 
     Returns
     -------
@@ -746,15 +929,32 @@ def hard_transition(alpha, *, gamma, gamma_student=None):
         ``spinodals``: eta0 (:func:`hard_trivial_threshold`), then the folds
         of the non-trivial branch; ``eta_c``: the first eta where the trivial
         solution (all V = 0) becomes the global minimum (the paper's
-        definition); NaN if it never does below eta = 14.
+        definition); NaN if it never does below eta = 14. ``eta_learn``: the
+        largest eta at which the global minimum still learns (below eta_c
+        when a non-learning R ~ 0 state takes over first).
+        ``eta_learn_spinodal``: where the learning branch itself ends (fold).
+        ``rs_unstable``: every non-trivial branch over its whole range (its
+        replicon eigenvalue is -inf; the trivial state is RS-stable above eta0).
     """
     alpha, _, gamma, gs = _check(alpha, 0.0, gamma, gamma_student)
+    phi_learn = check_real(phi_learn, "phi_learn", minimum=0.0, maximum=0.5)
     eta0 = hard_trivial_threshold(gamma=gamma, gamma_student=gs)
-    problem, points, _, folds = _curve("hard", alpha, gamma, gs, "exact", *_ETA_RANGE)
+    problem, points, obs, folds = _curve("hard", alpha, gamma, gs, "exact", *_ETA_RANGE)
     switches = _transitions(problem, points, folds, trivial_from=eta0)
     eta_c = next((e for e, _, j in switches if j == -1), math.nan)
+    eta_learn, jump, spinodal = _learning(
+        problem, points, obs, folds, switches, phi_learn, _ETA_RANGE[1]
+    )
     return SelectionTransition(
-        alpha, (eta0, *points[folds, -1].tolist()), eta_c, tuple(e for e, _, _ in switches)
+        alpha,
+        (eta0, *points[folds, -1].tolist()),
+        eta_c,
+        tuple(e for e, _, _ in switches),
+        eta_learn=eta_learn,
+        learn_jump=jump,
+        eta_learn_spinodal=spinodal,
+        phi_learn=phi_learn,
+        rs_unstable=_rs_unstable(problem, points, folds),
     )
 
 
@@ -826,3 +1026,133 @@ def soft_selection_asymptotics(eta, *, gamma, gamma_student=None):
     _, _m1, m, xm, n = averages(R)
     alpha_z = 1.0 / (gs * m - gs * xm / (math.sqrt(gamma) * R))
     return {"R_inf": R, "c": alpha_z**2 * gs * gs / gamma * 2.0 * n}
+
+
+# ----------------------------------------------------------------------------- App. B as printed
+
+
+def hard_hat_parameters(alpha, eta, *, gamma, gamma_student=None):
+    """The paper's V order parameters of every non-trivial hard-selection branch.
+
+    ``R^ = (1/N) sum V V_true = alpha p1 <V>_1``, ``Q^ = (1/N) sum V = alpha <V>``
+    and ``z^ = beta (q^ - Q^) -> -rho``, where ``rho = alpha p(a + b/2 = 0)`` is
+    the number of examples per N (per unit of the flip energy) at the
+    selection threshold: at inverse temperature beta on the V's,
+    ``Q^ - q^ = alpha <p (1 - p)>`` with ``p = sigma(beta (a + b/2))``.
+
+    Parameters
+    ----------
+    alpha, eta, gamma, gamma_student : float
+
+    Returns
+    -------
+    list of dict
+        One per non-trivial branch, sorted by decreasing R (as in
+        :func:`hard_selection`): R_hat, Q_hat, z_hat, threshold_density, b,
+        lambda, and the branch's R, Q, free_energy.
+    """
+    alpha, eta, gamma, gs = _check(alpha, eta, gamma, gamma_student)
+    problem, points, _, folds = _curve("hard", alpha, gamma, gs, "exact", *_eta_range(eta))
+    out = []
+    for u in _solutions_at(problem, points, folds, eta):
+        R, Q, _z, f, _ = problem.observables(u)
+        out.append({**problem.hat_parameters(u), "R": R, "Q": Q, "free_energy": f})
+    return sorted(out, key=lambda d: -d["R"])
+
+
+def _b_weight(Q_hat, R_hat, g, rho, corrected):
+    # printed: (Q^ + 2 R^2 g rho^2) / 2; corrected: Q^ + R^2 g (the diagonal term doubled)
+    if corrected:
+        return Q_hat + R_hat**2 * g * rho**2
+    return 0.5 * (Q_hat + 2.0 * R_hat**2 * g * rho**2)
+
+
+def hard_b3_free_energy(
+    R_hat, Q_hat, z_hat, *, eta, gamma, gamma_student=None, rho=1.0, corrected=False
+):
+    """Eq. (B3): ``f_h(Q^, R^, z^)`` at zero temperature.
+
+    As printed (``corrected=False``),
+    ``f_h = eta Q^ + ln(Q^ g~ + 1)/2
+    - (Q^ + 2 R^2 g rho^2)(Q^ g~ + 1) g g~^2 / (4 (Q^ g g~ + z^ g~^2 + g)^2)``
+    (``rho = 1`` for ``B.B/N = 1``). With ``corrected=True`` the factor
+    ``(Q^ + 2 R^2 g) / 4`` becomes ``(Q^ + R^2 g) / 2``: each selected
+    example's own squared length ``|xi|^2 = N / gamma`` enters ``|b|^2``
+    with weight 1, not 1/2 (the same factor 2 as in eq. 30). At the
+    parameters of :func:`hard_hat_parameters` the corrected form equals the
+    re-derived ground-state energy (``docs/derivations/outliers_hard_branches.md``).
+    """
+    g, gs = float(gamma), float(gamma if gamma_student is None else gamma_student)
+    A = Q_hat * gs + 1.0
+    D = Q_hat * g * gs + z_hat * gs * gs + g
+    weight = _b_weight(Q_hat, R_hat, g, rho, corrected)
+    return eta * Q_hat + 0.5 * math.log(A) - weight * A * g * gs * gs / (2.0 * D * D)
+
+
+def hard_b4_order_parameters(R_hat, Q_hat, z_hat, *, gamma, gamma_student=None, corrected=False):
+    """Eq. (B4): R and the posterior second moment of J from the V parameters.
+
+    Returns
+    -------
+    dict
+        ``R = R^ g~/(Q^ g~ + 1) (1 - z^ g~^2 / D)`` and
+        ``J2 = g g~^2 (Q^ + 2 R^2 g) / (2 D^2) + 1 / (Q^ g~ + 1)`` with
+        ``D = Q^ g g~ + z^ g~^2 + g`` (``corrected=True``: ``(Q^ + 2 R^2 g)/2``
+        becomes ``Q^ + R^2 g``, as in :func:`hard_b3_free_energy`);
+        ``Q_mean = J2 - 1/(Q^ g~ + 1)`` is the squared length of the posterior
+        mean.
+    """
+    g, gs = float(gamma), float(gamma if gamma_student is None else gamma_student)
+    A = Q_hat * gs + 1.0
+    D = Q_hat * g * gs + z_hat * gs * gs + g
+    R = R_hat * gs / A * (1.0 - z_hat * gs * gs / D)
+    J2 = g * gs * gs * _b_weight(Q_hat, R_hat, g, 1.0, corrected) / (D * D) + 1.0 / A
+    return {"R": R, "J2": J2, "Q_mean": J2 - 1.0 / A}
+
+
+_B5_READINGS = {
+    "cdf": ndtr,  # Phi[x] = standard normal distribution function
+    "erf": lambda x: math.erf(x),
+}
+
+
+def hard_b5(eta, *, gamma, reading="cdf"):
+    """The right-hand side of eq. (B5) as printed (gamma = gamma~, c = sqrt(gamma)).
+
+    ``eta - 2 c^2 pi eta e^(c^2 + 2 eta) Phi[c - sqrt(2 eta)]^2
+    / (e^(c sqrt(2 eta)) + e^(c^2/2 + eta))
+    + sqrt(pi eta) e^(c^2/2 + eta) (-2 Phi[c - sqrt(2 eta)] - 2 e^eta
+    + 2 e^eta Phi[sqrt(2 eta)])^2``.
+    The paper does not define ``Phi[.]``; ``reading="cdf"`` takes the
+    standard normal distribution function, ``"erf"`` the error function.
+    """
+    reading = check_choice(reading, "reading", tuple(_B5_READINGS))
+    P = _B5_READINGS[reading]
+    eta = float(eta)
+    c = math.sqrt(float(gamma))
+    r = math.sqrt(2.0 * eta)
+    t1 = (
+        2.0
+        * c
+        * c
+        * math.pi
+        * eta
+        * math.exp(c * c + 2.0 * eta)
+        * float(P(c - r)) ** 2
+        / (math.exp(c * r) + math.exp(0.5 * c * c + eta))
+    )
+    bracket = -2.0 * float(P(c - r)) - 2.0 * math.exp(eta) + 2.0 * math.exp(eta) * float(P(r))
+    t2 = math.sqrt(math.pi * eta) * math.exp(0.5 * c * c + eta) * bracket**2
+    return eta - t1 + t2
+
+
+def hard_b5_roots(*, gamma, reading="cdf", eta_max=10.0, n_grid=4001):
+    """All roots of :func:`hard_b5` in ``0 < eta <= eta_max`` (sign changes on a grid, refined)."""
+    grid = np.linspace(1e-6, eta_max, n_grid)
+    vals = np.array([hard_b5(e, gamma=gamma, reading=reading) for e in grid])
+    roots = []
+    for i in np.flatnonzero(np.sign(vals[1:]) != np.sign(vals[:-1])):
+        roots.append(
+            brentq(lambda e: hard_b5(e, gamma=gamma, reading=reading), grid[i], grid[i + 1])
+        )
+    return tuple(float(r) for r in roots)

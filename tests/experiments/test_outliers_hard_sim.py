@@ -1,0 +1,55 @@
+"""Simulation helpers of the outliers figures (hard EM from the teacher, Fig. 2 sizes)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from statmechlearn._core.exceptions import ConvergenceWarning
+from statmechlearn.experiments import outliers_dietrich as od
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        yield
+
+
+def test_hard_em_from_teacher_learns_at_small_eta_and_not_at_large():
+    seed = int(np.random.default_rng().integers(2**62))
+    low = od.hard_em_from_teacher(20.0, 0.0, n_features=40, seed=seed)
+    assert low["cos"] > 0.8 and 0.2 < low["selected"] < 0.8 and low["energy"] < 0
+    high = od.hard_em_from_teacher(20.0, 9.0, n_features=40, seed=seed)
+    assert high["cos"] == 0.0 and high["selected"] == 0.0 and high["energy"] == 0.0
+
+
+def test_eta_learning_lost_is_inside_the_bracket_and_consistent():
+    seed = int(np.random.default_rng().integers(2**62))
+    eta = od.eta_learning_lost(20.0, n_features=40, seed=seed, lo=1.0, hi=9.0, steps=4)
+    assert 1.0 < eta < 9.0
+    width = 8.0 / 2**5
+    assert od.hard_em_from_teacher(20.0, eta - width, n_features=40, seed=seed)["cos"] >= 0.5
+    assert od.hard_em_from_teacher(20.0, eta + width, n_features=40, seed=seed)["cos"] < 0.5
+    # censored ends
+    assert od.eta_learning_lost(20.0, n_features=40, seed=seed, lo=9.0, hi=10.0) == 9.0
+    assert od.eta_learning_lost(20.0, n_features=40, seed=seed, lo=-2.0, hi=-1.0) == -1.0
+
+
+def test_fig2_sizes_and_seeds():
+    full = od.FIG2.settings["full"]
+    assert od.fig2_n_features(200.0, full) == 500
+    assert od.fig2_n_features(2000.0, full) == 50
+    assert od.fig2_n_features(2000.0, full) * 2000.0 <= full["max_examples"]
+    quick = od.FIG2.settings["quick"]
+    assert od.FIG2.seeds_at({"eta": 0.0, "alpha": 20.0}, "quick") == quick["n_seeds"]
+    assert od.FIG2.seeds_at({"eta": 0.0, "alpha": 35.566}, "quick") == 0
+    assert od.FIG2.seeds_at({"eta": 4.0, "alpha": 2.0}, "full") == 0
+    assert od.FIG2.seeds_at({"eta": 0.0, "alpha": 2000.0}, "full") == full["n_seeds"]
+
+
+def test_hard_fss_seeds():
+    spec = od.HARD_FSS
+    assert spec.seeds_at({"n_features": 200}, "quick") == 0
+    assert spec.seeds_at({"n_features": 25}, "quick") == spec.settings["quick"]["n_seeds"]
+    assert spec.seeds_at({"n_features": 200}, "full") >= 2
