@@ -1433,9 +1433,15 @@ def _fig8_theory(point, settings):
     for reading in ("cdf", "erf"):
         roots = theory.hard_b5_roots(gamma=g, reading=reading)
         b5[reading] = roots[0] if roots else np.nan
+    eta_c = np.array([t.eta_c for t in transitions])
+    eta_learn = np.array([t.eta_learn for t in transitions])
+    decades = math.log10(FIG8_ALPHAS[-1] / FIG8_ALPHAS[-2])
     return {
-        "theory_eta_c": np.array([t.eta_c for t in transitions]),
-        "theory_eta_learn": np.array([t.eta_learn for t in transitions]),
+        "theory_eta_c": eta_c,
+        "theory_eta_learn": eta_learn,
+        # one more decade at the last decade's rate (both grow like ln alpha)
+        "theory_eta_c_next_decade": eta_c[-1] + (eta_c[-1] - eta_c[-2]) / decades,
+        "theory_eta_learn_next_decade": eta_learn[-1] + (eta_learn[-1] - eta_learn[-2]) / decades,
         "theory_b5_cdf": b5["cdf"],
         "theory_b5_erf": b5["erf"],
     }
@@ -1468,10 +1474,9 @@ def plot_fig8(ds, ax=None):
         )
     # derived asymptotics: both grow like ln alpha; one more decade at the measured rate
     for var, marker in (("theory_eta_c", "o"), ("theory_eta_learn", "v")):
-        step = per_decade(ds, var)
         ax.plot(
             g,
-            ds[var].sel(alpha_large=FIG8_ALPHAS[-1]) + step,
+            ds[f"{var}_next_decade"],
             marker,
             mfc="none",
             color="grey",
@@ -1562,6 +1567,8 @@ FIG8 = register(
         outputs={
             "theory_eta_c": ("alpha_large",),
             "theory_eta_learn": ("alpha_large",),
+            "theory_eta_c_next_decade": (),
+            "theory_eta_learn_next_decade": (),
             "theory_b5_cdf": (),
             "theory_b5_erf": (),
         },
