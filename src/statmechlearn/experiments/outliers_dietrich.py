@@ -1240,37 +1240,49 @@ def _hard_fss_checks(settings):
         return lambda ds: float(ds[var].isel(n_features=0))
 
     note = "EM + single flips from the true selection; RS learning branch (AT-unstable)"
-    if not settings["claims"]:
-        # quick mode: too few runs at large N for a verdict; the extrapolations are shown
-        def shown(var):
-            return lambda ds: extrapolate_dataset(ds, var).measurement()
-
-        return [
-            Derived(
-                f"{label}, N → ∞ (1/N fit; reported, quick mode has too few runs)",
-                shown(var),
-                source="simulation",
-                reported=True,
-            )
-            for var, label in (
-                ("sim_eta_lost", "eta where EM from the teacher stops learning"),
-                ("sim_f", f"energy per N at eta={HARD_FSS_ETA:g}"),
-                ("sim_cos", f"R/sqrt(Q) at eta={HARD_FSS_ETA:g}"),
-            )
-        ]
-    return [
-        *ladder_checks(
+    if settings["claims"]:
+        energy = ladder_checks(
             f"energy per N, alpha={HARD_FSS_ALPHA:g}, eta={HARD_FSS_ETA:g}",
             "sim_f",
             theory=("theory_f", {}),
             note=note,
-        ),
+        )
+    else:
+        # quick mode's ladder (N <= 100, 2 runs at the top) does not reach the 1/N regime
+        # of the energy (-6.9 +- 0.45 against the full ladder's -8.13 +- 0.15): shown only
+        energy = [
+            Derived(
+                f"energy per N at eta={HARD_FSS_ETA:g}, N → ∞ (1/N fit; reported, quick "
+                "mode's N <= 100)",
+                lambda ds: extrapolate_dataset(ds, "sim_f").measurement(),
+                source="simulation",
+                reported=True,
+            )
+        ]
+    checks = [
+        *energy,
         *ladder_checks(
             f"R/sqrt(Q), alpha={HARD_FSS_ALPHA:g}, eta={HARD_FSS_ETA:g}",
             "sim_cos",
             theory=("theory_cos", {}),
             note=note,
         ),
+    ]
+    if not settings["claims"]:
+        # 2 runs at the top rung: a Student-t band of ~17 SE, no power for the bounds
+        return [
+            *checks,
+            Derived(
+                "eta where EM from the teacher stops learning, N → ∞ (1/N fit; reported, "
+                "quick mode has 2 runs at N = 100)",
+                lost,
+                source="simulation",
+                reported=True,
+                note="full mode checks it above the RS learning spinodal and below eta_c",
+            ),
+        ]
+    return [
+        *checks,
         Derived(
             "eta where EM from the teacher stops learning, N → ∞ (1/N fit), above the RS "
             "learning spinodal",
@@ -1302,8 +1314,9 @@ HARD_FSS = register(
             "eta_learn (the R ~ 0 state becomes the global minimum), the end of the learning "
             "branch (spinodal) and eta_c (the trivial state becomes the global minimum). "
             f"Right: the energy (10) per N at eta = {HARD_FSS_ETA:g}, where the learning branch "
-            "is the RS global minimum. Quick mode (N <= 100, few runs) shows the N → ∞ "
-            "values without a verdict; full mode checks them."
+            "is the RS global minimum. Quick mode (N <= 100, few runs) checks R/sqrt(Q) at "
+            "N → ∞ and shows the other extrapolations without a verdict; full mode checks "
+            "them all."
         ),
         grid={"n_features": HARD_FSS_LADDER},
         settings={
