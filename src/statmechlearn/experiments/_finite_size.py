@@ -307,6 +307,10 @@ def _theory_value(theory, ds):
     return float(theory)
 
 
+def _slope(ext):
+    return ext.slope, ext.slope_se
+
+
 def ladder_checks(
     quantity, var, *, theory, sel=None, form="1/N", scale=None, n_standard_errors=4.0, note=""
 ):
@@ -363,7 +367,7 @@ def ladder_checks(
         ),
         Derived(
             f"{quantity}: finite-size coefficient b of a + b·{form}",
-            lambda ds: (fit(ds).slope, fit(ds).slope_se),
+            lambda ds: _slope(fit(ds)),
             source="simulation",
             reported=True,
             note="",

@@ -645,6 +645,11 @@ def _edge_fit(ds):
     return extrapolate_dataset(ds, "sim_tc", sel={"case": "noise"}, form="N^-2/3")
 
 
+def _edge_slope(ds):
+    fit = _edge_fit(ds)
+    return fit.slope, fit.slope_se
+
+
 def _fss_checks(settings):
     from statmechlearn.experiments._finite_size import ladder_checks
 
@@ -670,7 +675,7 @@ def _fss_checks(settings):
         ),
         Derived(
             "T_c of DA, pure noise: coefficient b of N^-2/3 vs Tracy-Widom",
-            lambda ds: (_edge_fit(ds).slope, _edge_fit(ds).slope_se),
+            _edge_slope,
             target=edge_slope(FSS_GAMMA),
             target_from="theory (Johnstone 2001, E[TW₁] = −1.2065)",
             source="simulation",

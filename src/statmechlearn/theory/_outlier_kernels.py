@@ -141,6 +141,31 @@ def _soft_point(a, b, exact):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
+def _split_nodes(c, s, b, tail, nodes, weights):  # pragma: no cover
+    # Gauss-Legendre nodes and Gaussian weights on [-tail, tail], in two pieces split
+    # where a = c + s x crosses -b/2 (the maximiser of Psi_b jumps, or its curvature peaks)
+    x_split = (-0.5 * b - c) / s if s > 0.0 else 0.0
+    x_split = min(max(x_split, -tail), tail)
+    inv_sqrt_2pi = 1.0 / math.sqrt(2.0 * math.pi)
+    xs = np.empty(2 * nodes.size)
+    ws = np.empty(2 * nodes.size)
+    n = 0
+    for piece in range(2):
+        lo = -tail if piece == 0 else x_split
+        hi = x_split if piece == 0 else tail
+        half = 0.5 * (hi - lo)
+        if half <= 0.0:
+            continue
+        mid = 0.5 * (hi + lo)
+        for k in range(nodes.size):
+            x = mid + half * nodes[k]
+            xs[n] = x
+            ws[n] = half * weights[k] * inv_sqrt_2pi * math.exp(-0.5 * x * x)
+            n += 1
+    return xs[:n], ws[:n]
+
+
+@numba.njit(cache=True)
 def _soft_averages_kernel(c0, c1, s, b, p1, exact, nodes, weights, tail):  # pragma: no cover
     # out: <Psi>, <m | V=1>, <m>, <x m>, <dPsi/db>   (mixture averages unless stated)
     out = np.zeros(5)
@@ -148,30 +173,19 @@ def _soft_averages_kernel(c0, c1, s, b, p1, exact, nodes, weights, tail):  # pra
         # 1/(1 - b sigma') is not integrable once b sigma' reaches 1 for some a
         out[:] = math.nan
         return out
-    inv_sqrt_2pi = 1.0 / math.sqrt(2.0 * math.pi)
     for v in range(2):
         c = c1 if v == 1 else c0
         pv = p1 if v == 1 else 1.0 - p1
-        # split where the maximiser jumps (a = -b/2)
-        x_split = (-0.5 * b - c) / s if s > 0.0 else 0.0
-        x_split = min(max(x_split, -tail), tail)
-        for piece in range(2):
-            lo = -tail if piece == 0 else x_split
-            hi = x_split if piece == 0 else tail
-            half = 0.5 * (hi - lo)
-            if half <= 0.0:
-                continue
-            mid = 0.5 * (hi + lo)
-            for k in range(nodes.size):
-                x = mid + half * nodes[k]
-                w = half * weights[k] * inv_sqrt_2pi * math.exp(-0.5 * x * x)
-                psi, m, n = _soft_point(c + s * x, b, exact)
-                out[0] += pv * w * psi
-                if v == 1:
-                    out[1] += w * m
-                out[2] += pv * w * m
-                out[3] += pv * w * x * m
-                out[4] += pv * w * n
+        xs, ws = _split_nodes(c, s, b, tail, nodes, weights)
+        for k in range(xs.size):
+            x, w = xs[k], ws[k]
+            psi, m, n = _soft_point(c + s * x, b, exact)
+            out[0] += pv * w * psi
+            if v == 1:
+                out[1] += w * m
+            out[2] += pv * w * m
+            out[3] += pv * w * x * m
+            out[4] += pv * w * n
     return out
 
 
@@ -207,7 +221,6 @@ def _soft_replicon_kernel(c0, c1, s, b, p1, nodes, weights, tail):  # pragma: no
     # <(b Psi_b''(a))^2> over the mixture; Psi'' = sigma'(t*) / (1 - b sigma'(t*))
     if s > 0.0 and b >= 4.0:
         return math.inf  # the maximiser jumps at a = -b/2: a delta in Psi''
-    inv_sqrt_2pi = 1.0 / math.sqrt(2.0 * math.pi)
     total = 0.0
     for v in range(2):
         c = c1 if v == 1 else c0
@@ -217,23 +230,13 @@ def _soft_replicon_kernel(c0, c1, s, b, p1, nodes, weights, tail):  # pragma: no
             sp = _sigmoid(t) * (1.0 - _sigmoid(t))
             total += pv * (b * sp / (1.0 - b * sp)) ** 2
             continue
-        # split where the integrand peaks (t* = 0, i.e. a = -b/2)
-        x_split = min(max((-0.5 * b - c) / s, -tail), tail)
-        for piece in range(2):
-            lo = -tail if piece == 0 else x_split
-            hi = x_split if piece == 0 else tail
-            half = 0.5 * (hi - lo)
-            if half <= 0.0:
-                continue
-            mid = 0.5 * (hi + lo)
-            for k in range(nodes.size):
-                x = mid + half * nodes[k]
-                w = half * weights[k] * inv_sqrt_2pi * math.exp(-0.5 * x * x)
-                t = _prox_point(c + s * x, b)
-                sg = _sigmoid(t)
-                sp = sg * (1.0 - sg)
-                r = b * sp / (1.0 - b * sp)
-                total += pv * w * r * r
+        xs, ws = _split_nodes(c, s, b, tail, nodes, weights)
+        for k in range(xs.size):
+            t = _prox_point(c + s * xs[k], b)
+            sg = _sigmoid(t)
+            sp = sg * (1.0 - sg)
+            r = b * sp / (1.0 - b * sp)
+            total += pv * ws[k] * r * r
     return total
 
 
