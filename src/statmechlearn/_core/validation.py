@@ -5,12 +5,20 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "RANDOM_STATE",
     "check_array_finite",
     "check_choice",
     "check_int",
     "check_probability",
     "check_real",
 ]
+
+
+#: The ``_parameter_constraints`` entry of every ``random_state``: scikit-learn's
+#: (None, int in [0, 2**32 - 1], RandomState) plus a :class:`numpy.random.Generator`,
+#: which scikit-learn's own "random_state" constraint rejects. Resolve the value
+#: with :func:`statmechlearn._core.rng.check_random_state`.
+RANDOM_STATE = ("random_state", np.random.Generator)
 
 
 def _is_bool(x):
