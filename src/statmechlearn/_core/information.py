@@ -55,6 +55,9 @@ def check_distribution(p, name, *, atol=1e-9, ndim=None):
         If an entry is NaN, infinite or negative, the array is empty or has
         the wrong number of dimensions, or the total is not one.
     """
+    # NumPy casts complex to float with only a warning, dropping the imaginary part
+    if np.iscomplexobj(p):
+        raise TypeError(f"{name} must be real probabilities, got complex values")
     p = np.asarray(p, dtype=float)
     if ndim is not None and p.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {p.shape}")

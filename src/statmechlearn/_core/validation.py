@@ -1,6 +1,7 @@
 """Input validation whose errors name the parameter and its allowed range."""
 
 import numbers
+import re
 
 import numpy as np
 
@@ -9,8 +10,10 @@ __all__ = [
     "check_array_finite",
     "check_choice",
     "check_int",
+    "check_magnitude",
     "check_probability",
     "check_real",
+    "validate_named",
 ]
 
 
@@ -161,6 +164,9 @@ def check_array_finite(array, name, *, ndim=None, shape=None, dtype=float):
     -------
     ndarray
     """
+    # NumPy casts a complex array to float with only a warning, dropping the imaginary part.
+    if np.iscomplexobj(array) and not np.issubdtype(np.dtype(dtype), np.complexfloating):
+        raise TypeError(f"{name} must be a real array, got complex values")
     try:
         out = np.asarray(array, dtype=dtype)
     except (TypeError, ValueError) as exc:
@@ -177,3 +183,69 @@ def check_array_finite(array, name, *, ndim=None, shape=None, dtype=float):
     if not np.all(np.isfinite(out)):
         raise ValueError(f"{name} must contain only finite values (no NaN or inf)")
     return out
+
+
+#: Largest and smallest non-zero magnitude of data whose squared Euclidean
+#: distances and inner products stay normal float64 numbers in any dimension
+#: up to 1e7 (``1e150**2 * 1e7 < 1.8e308``).
+MAGNITUDE_RANGE = (1e-150, 1e150)
+
+
+def check_magnitude(X, name="X"):
+    """Raise unless the largest ``|X|`` lies in :data:`MAGNITUDE_RANGE` (or is 0).
+
+    Methods built on squared distances or inner products of the data would
+    overflow (to inf, then NaN) or underflow (to ties at 0) outside it.
+
+    Parameters
+    ----------
+    X : ndarray
+        Finite data (checked by the caller).
+    name : str, default="X"
+        Parameter name used in the error message.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, the largest magnitude found and the allowed range.
+    """
+    top = float(np.max(np.abs(X), initial=0.0))
+    lo, hi = MAGNITUDE_RANGE
+    if top > hi or 0.0 < top < lo:
+        raise ValueError(
+            f"{name} has entries of magnitude up to {top:.3g}; its largest magnitude must "
+            f"lie in [{lo:g}, {hi:g}] (or be 0) so that squared distances and inner "
+            "products stay finite float64 numbers: rescale it (e.g. StandardScaler)"
+        )
+
+
+def validate_named(estimator, X, y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data``, with every error naming ``X`` (or ``y``).
+
+    Some of scikit-learn's messages ("Found array with dim 3", "Found array
+    with 0 sample(s)") do not say which argument they are about; those get
+    the argument's name in front, the others pass unchanged.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+    X : array-like
+    y : array-like or "no_validation", default="no_validation"
+    **kwargs
+        Passed to :func:`sklearn.utils.validation.validate_data`.
+
+    Returns
+    -------
+    ndarray or tuple of ndarray
+        What ``validate_data`` returns.
+    """
+    from sklearn.utils.validation import validate_data
+
+    try:
+        return validate_data(estimator, X, y, **kwargs)
+    except ValueError as exc:
+        message = str(exc)
+        if re.search(r"\b[Xy]\b", message):
+            raise
+        what = "X" if isinstance(y, str) and y == "no_validation" else "X or y"
+        raise ValueError(f"{what} is invalid for {type(estimator).__name__}: {message}") from exc
