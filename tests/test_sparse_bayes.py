@@ -9,9 +9,7 @@ import pytest
 from scipy import integrate, special
 from sklearn.utils.estimator_checks import check_estimator
 
-from statmechlearn._core.channels import SmoothedStepActivation
 from statmechlearn._core.exceptions import ConvergenceWarning
-from statmechlearn._core.spike_slab import belief_moments, match_pruning
 from statmechlearn.linear import (
     SparseBayesClassifier,
     SparseBayesClassifierCV,
@@ -20,6 +18,11 @@ from statmechlearn.linear import (
 )
 from statmechlearn.models import SparsePerceptron
 from statmechlearn.theory import sparse_bayes as sb
+from statmechlearn.theory.sparse_bayes import (
+    SmoothedStepActivation,
+    belief_moments,
+    match_pruning,
+)
 
 # --------------------------------------------------------------------------- channel
 
@@ -185,9 +188,9 @@ def test_check_estimator(est):
 @pytest.mark.parametrize(
     "params,match",
     [
-        ({"C": 0.0}, "C must be in \\(0, 1\\]"),
-        ({"C": 1.5}, "C must be in \\(0, 1\\]"),
-        ({"kappa": 0.5}, "kappa must be in \\[0, 0.5\\)"),
+        ({"C": 0.0}, "'C' parameter of SparseBayesClassifier .* \\(0.0, 1.0\\]"),
+        ({"C": 1.5}, "'C' parameter of SparseBayesClassifier .* \\(0.0, 1.0\\]"),
+        ({"kappa": 0.5}, "'kappa' parameter of SparseBayesClassifier .* \\[0.0, 0.5\\)"),
         ({"kappa": -0.1}, "kappa"),
         ({"damping": 1.0}, "damping"),
         ({"preprocessing": "pca"}, "preprocessing"),
@@ -343,3 +346,47 @@ def test_teacher_samples_spherical_inputs_and_noisy_labels():
     assert abs(flips - 0.1) < 4 * math.sqrt(0.1 * 0.9 / 4000)
     ov = teacher.overlaps(teacher.w_o)
     assert ov.R == pytest.approx(ov.Q) and ov.eps_g == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("activation,width", [("step", 0.0), ("probit", 1.0)])
+def test_predict_proba_with_and_without_the_label_noise(activation, width):
+    _, X, y = _teacher_data(100, 150, seed=3)
+    kappa = 0.1
+    clf = SparseBayesClassifier(C=0.2, kappa=kappa, activation=activation, damping=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    _, Xt, _ = _teacher_data(100, 400, seed=4)
+    d = clf.decision_function(Xt)
+    V = max(clf.C - clf.self_overlap_, 1e-12 * clf.C)
+    clean = special.ndtr(d / math.sqrt(V + width**2))
+    free = clf.predict_noise_free_proba(Xt)
+    np.testing.assert_allclose(free[:, 1], clean, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(free.sum(axis=1), 1.0)
+    # the default: the observed label's probability, inside [kappa, 1 - kappa]
+    proba = clf.predict_proba(Xt)
+    np.testing.assert_allclose(proba[:, 1], kappa + (1 - 2 * kappa) * clean, rtol=1e-12)
+    assert proba.min() >= kappa and proba.max() <= 1 - kappa
+    if width == 0:  # the step posterior is confident far from the boundary: not clipped
+        assert free.min() < kappa / 2 and free.max() > 1 - kappa / 2
+    np.testing.assert_array_equal(np.argmax(free, axis=1), np.argmax(proba, axis=1))
+
+
+def test_noise_free_proba_needs_the_noise_level_of_a_custom_channel():
+    class Channel:
+        def __init__(self):
+            self._inner = SmoothedStepActivation(0.1, 0.0)
+
+        def log_partition(self, h, V):
+            return self._inner.log_partition(h, V)
+
+        def probability(self, h, V):
+            return self._inner.probability(h, V)
+
+    _, X, y = _teacher_data(60, 80, seed=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf = SparseBayesClassifier(activation=Channel()).fit(X, y)
+    with pytest.raises(TypeError, match="activation"):
+        clf.predict_noise_free_proba(X)
+    assert np.all(np.isfinite(clf.predict_proba(X)))

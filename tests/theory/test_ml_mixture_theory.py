@@ -25,8 +25,8 @@ def test_ordered_branch_bifurcates_at_sigma_1(alpha, u0):
     m2 = []
     for delta in (2e-3, 4e-3):
         b = mm.solve(alpha, s1 * (1 - delta), u0=u0).branch("split-ordered")
-        assert b is not None and b.r > 0
-        m2.append(2 * b.r**2)
+        assert b is not None and b.R > 0
+        m2.append(2 * b.R**2)
     # a pitchfork: m^2 grows linearly in sigma_1 - sigma, so it vanishes exactly at sigma_1
     assert m2[1] / m2[0] == pytest.approx(2.0, rel=0.03)
 
@@ -35,7 +35,7 @@ def test_ordered_branch_bifurcates_at_sigma_1(alpha, u0):
 def test_random_branch_starts_at_sigma_2(alpha, u0):
     s2 = mm.sigma_random(alpha)
     assert mm.solve(alpha, s2 * (1 + 1e-3), u0=u0).branch("split-random") is None
-    q = [mm.solve(alpha, s2 * (1 - d), u0=u0).branch("split-random").q for d in (1e-3, 2e-3)]
+    q = [mm.solve(alpha, s2 * (1 - d), u0=u0).branch("split-random").Q for d in (1e-3, 2e-3)]
     assert q[1] / q[0] == pytest.approx(2.0, rel=0.03)
     # the replicon is marginal (=1) where the split appears continuously
     b = mm.solve(alpha, s2 * (1 - 1e-4), u0=u0).branch("split-random")
@@ -74,8 +74,8 @@ def test_figure_2_transitions():
 def test_solutions_are_stationary_points_of_the_rs_energy(alpha, sigma, u0):
     sol = mm.solve(alpha, sigma, u0=u0)
     for b in sol.branches[1:]:
-        m = math.sqrt(2) * b.r
-        point = np.array([b.q, m, b.susceptibility])
+        m = math.sqrt(2) * b.R
+        point = np.array([b.Q, m, b.susceptibility])
         h = 1e-5
         for i in range(3):
             step = np.zeros(3)

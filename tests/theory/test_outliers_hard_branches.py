@@ -38,18 +38,18 @@ def test_eta_learn_below_eta_c_at_narrow_clouds(alpha):
     res = th.hard_selection(alpha, t.eta_learn + 0.2, gamma=G)
     state = res.branch()
     assert not res.trivial[res.global_minimum]
-    assert state["R"] / math.sqrt(state["Q"]) < 0.1 < state["Q"]
+    assert state.R / math.sqrt(state.Q) < 0.1 < state.Q
     # just below, it learns
     state = th.hard_selection(alpha, t.eta_learn - 0.2, gamma=G).branch()
-    assert state["R"] / math.sqrt(state["Q"]) > 0.7
+    assert state.R / math.sqrt(state.Q) > 0.7
 
 
 def test_issue_example_alpha_1000_eta_7():
     res = th.hard_selection(1000.0, 7.0, gamma=G)
     s = res.branch()
-    assert s["R"] == pytest.approx(0.0028, abs=5e-4)
-    assert s["Q"] == pytest.approx(1.71, abs=0.02)
-    assert s["informative"] == pytest.approx(5.4e-4, rel=0.05)
+    assert s.R == pytest.approx(0.0028, abs=5e-4)
+    assert s.Q == pytest.approx(1.71, abs=0.02)
+    assert s.informative == pytest.approx(5.4e-4, rel=0.05)
     assert th.hard_transition(1000.0, gamma=G).eta_learn < 7.0
 
 
@@ -61,7 +61,7 @@ def test_eta_learn_equals_eta_c_without_intermediate_state():
     assert t.eta_learn == pytest.approx(t.eta_learn_spinodal, abs=1e-6)
     # at the crossing Phi equals the criterion on the global minimum
     state = th.hard_selection(10.0, t.eta_learn, gamma=1.0).branch()
-    assert state["Phi"] == pytest.approx(t.phi_learn, abs=1e-6)
+    assert state.Phi == pytest.approx(t.phi_learn, abs=1e-6)
 
 
 def test_eta_learn_grows_like_log_alpha():
@@ -139,17 +139,17 @@ def test_b3_b4_against_the_saddle_points(gamma, gamma_student, alpha, eta):
     assert branches
     kw = {"gamma": gamma, "gamma_student": gamma_student}
     for h in branches:
-        args = (h["R_hat"], h["Q_hat"], h["z_hat"])
+        args = (h.R_hat, h.Q_hat, h.z_hat)
         printed = th.hard_b4_order_parameters(*args, **kw)
         fixed = th.hard_b4_order_parameters(*args, **kw, corrected=True)
         # R of (B4) as printed, with z^ = -rho, is the saddle point's R
-        assert printed["R"] == pytest.approx(h["R"], rel=1e-7, abs=1e-12)
-        assert fixed["Q_mean"] == pytest.approx(h["Q"], rel=1e-7, abs=1e-12)
+        assert printed.R == pytest.approx(h.R, rel=1e-7, abs=1e-12)
+        assert fixed.Q_mean == pytest.approx(h.Q, rel=1e-7, abs=1e-12)
         f3 = th.hard_b3_free_energy(*args, eta=eta, **kw, corrected=True)
-        assert f3 == pytest.approx(h["free_energy"], rel=1e-7, abs=1e-10)
+        assert f3 == pytest.approx(h.free_energy, rel=1e-7, abs=1e-10)
         # the printed diagonal weight is half the right one: Q_mean too small by Q^/D^2 terms
-        assert printed["Q_mean"] < h["Q"]
-        assert th.hard_b3_free_energy(*args, eta=eta, **kw) > h["free_energy"]
+        assert printed.Q_mean < h.Q
+        assert th.hard_b3_free_energy(*args, eta=eta, **kw) > h.free_energy
 
 
 def test_b3_as_printed_gives_eq30():

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from statmechlearn._core.saddle import newton
 from statmechlearn.linear._selection_em import (
     hard_selection_em,
     hard_selection_energy,
@@ -54,8 +55,8 @@ def test_hebb_limit(alpha):
     res = theory.soft_selection(alpha, -14.0, gamma=GAMMA)
     hebb = theory.hebb(alpha, -14.0, gamma=GAMMA)
     assert res.n_branches == 1
-    assert res.R[0] == pytest.approx(hebb["R"], rel=1e-4)
-    assert res.Q[0] == pytest.approx(hebb["Q"], rel=1e-4)
+    assert res.R[0] == pytest.approx(hebb.R, rel=1e-4)
+    assert res.Q[0] == pytest.approx(hebb.Q, rel=1e-4)
     assert res.z[0] == pytest.approx(1.0 / (1.0 + alpha * GAMMA), rel=1e-4)
 
 
@@ -69,7 +70,7 @@ def test_hebb_closed_form_matches_simulation():
     th = theory.hebb(2.0, 0.0, gamma=GAMMA)
     for name in ("R", "Q"):
         values = getattr(op, name)
-        assert abs(values.mean() - th[name]) < 4 * values.std(ddof=1) / math.sqrt(6) + 1e-3
+        assert abs(values.mean() - getattr(th, name)) < 4 * values.std(ddof=1) / math.sqrt(6) + 1e-3
 
 
 def _free_energy(problem, y, eta):
@@ -118,9 +119,9 @@ def test_all_solutions_found_by_multistart():
     rng = np.random.default_rng(0)
     for _ in range(25):
         y0 = np.log([rng.uniform(0.01, 1.2), rng.uniform(0.05, 1.5), rng.uniform(0.02, 1.0)])
-        y, ok, _ = theory._newton(lambda y: problem.residual(np.append(y, eta)), y0)
-        if ok:
-            R = math.exp(y[0])
+        sol = newton(lambda y: problem.residual(np.append(y, eta)), y0, raise_on_failure=False)
+        if sol.converged:
+            R = math.exp(sol.x[0])
             assert np.min(np.abs(res.R - R)) < 1e-6
 
 
@@ -138,7 +139,7 @@ def test_first_order_transition_structure():
     above = theory.soft_selection(20.0, tr.eta_c + 0.05, gamma=GAMMA)
     assert below.global_minimum == 0
     assert above.global_minimum == above.n_branches - 1
-    assert above.branch()["Phi"] > below.branch()["Phi"] + 0.1
+    assert above.branch().Phi > below.branch().Phi + 0.1
 
 
 def test_no_transition_at_small_eta_single_branch():
@@ -149,18 +150,18 @@ def test_no_transition_at_small_eta_single_branch():
 def test_gaussian_form_agrees_when_b_is_small_and_differs_when_not():
     exact = theory.soft_selection(50.0, 0.0, gamma=GAMMA).branch()
     gauss = theory.soft_selection(50.0, 0.0, gamma=GAMMA, limit="gaussian").branch()
-    assert gauss["R"] == pytest.approx(exact["R"], abs=1e-4)
+    assert gauss.R == pytest.approx(exact.R, abs=1e-4)
     exact = theory.soft_selection(0.5, 0.0, gamma=GAMMA).branch()
     gauss = theory.soft_selection(0.5, 0.0, gamma=GAMMA, limit="gaussian").branch()
-    assert abs(gauss["R"] - exact["R"]) > 1e-3
+    assert abs(gauss.R - exact.R) > 1e-3
 
 
 def test_asymptotic_decay_eq29():
     asym = theory.soft_selection_asymptotics(0.0, gamma=GAMMA)
-    assert asym["R_inf"] == pytest.approx(1.0, abs=1e-5)  # matched model: consistent MAP
-    predicted = math.sqrt(asym["c"]) / (math.pi * asym["R_inf"])
+    assert asym.R_inf == pytest.approx(1.0, abs=1e-5)  # matched model: consistent MAP
+    predicted = math.sqrt(asym.c) / (math.pi * asym.R_inf)
     ratios = [
-        theory.soft_selection(a, 0.0, gamma=GAMMA).branch()["Phi"] * math.sqrt(a)
+        theory.soft_selection(a, 0.0, gamma=GAMMA).branch().Phi * math.sqrt(a)
         for a in (200.0, 2000.0)
     ]
     assert abs(ratios[1] - predicted) < abs(ratios[0] - predicted)
@@ -235,7 +236,7 @@ def test_soft_theory_matches_em():
         values = getattr(op, name)
         se = values.std(ddof=1) / math.sqrt(n_runs)
         # finite-N bias is O(1/N) ~ 3e-3
-        assert abs(values.mean() - th[name]) < 4 * se + 3e-3, name
+        assert abs(values.mean() - getattr(th, name)) < 4 * se + 3e-3, name
 
 
 def test_hard_theory_matches_polished_em():
@@ -246,9 +247,9 @@ def test_hard_theory_matches_polished_em():
     th = theory.hard_selection(alpha, eta, gamma=GAMMA).branch(0)
     selected = result.V.mean(axis=1)
     se = selected.std(ddof=1) / math.sqrt(n_runs)
-    assert abs(selected.mean() - th["informative"]) < 4 * se + 2e-3
+    assert abs(selected.mean() - th.informative) < 4 * se + 2e-3
     energy = hard_selection_energy(X, S, result.V, gamma=GAMMA, eta=eta)
     # local minima lie above the ground state; the gap and finite N are O(1/sqrt N)
-    assert energy.mean() > th["free_energy"] - 4 * energy.std(ddof=1) / math.sqrt(n_runs)
-    assert abs(energy.mean() - th["free_energy"]) < 0.15 * abs(th["free_energy"])
+    assert energy.mean() > th.free_energy - 4 * energy.std(ddof=1) / math.sqrt(n_runs)
+    assert abs(energy.mean() - th.free_energy) < 0.15 * abs(th.free_energy)
     assert np.all(result.converged)

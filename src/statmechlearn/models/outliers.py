@@ -30,7 +30,11 @@ def informative_fraction(eta):
     -------
     float or ndarray
     """
+    if np.iscomplexobj(eta):
+        raise TypeError("eta must be real, got complex values")
     eta = np.asarray(eta, dtype=float)
+    if np.any(np.isnan(eta)):
+        raise ValueError("eta must not be NaN (+-inf are allowed)")
     out = 0.5 * (1.0 - np.tanh(0.5 * eta))  # 1/(1+e^eta) without overflow
     return float(out) if out.ndim == 0 else out
 

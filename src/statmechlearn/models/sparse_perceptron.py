@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from statmechlearn._core.channels import SmoothedStepActivation
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import check_array_finite, check_int, check_real
+from statmechlearn.theory.sparse_bayes import SmoothedStepActivation
 
 __all__ = ["SparseOverlaps", "SparsePerceptron"]
 

@@ -23,18 +23,18 @@ class MixtureOrderParameters:
 
     Attributes
     ----------
-    q : float or ndarray
-        ``sigma_0 |dU|^2``.
-    r : float or ndarray
-        ``u0^-1 dU . dU0`` (with ``sigma_0 = 1`` units).
+    Q : float or ndarray
+        ``sigma_0 |dU|^2`` (the paper's q).
+    R : float or ndarray
+        ``u0^-1 dU . dU0`` (with ``sigma_0 = 1`` units; the paper's r).
     theta : float or ndarray
-        Angle between ``dU`` and ``dU0``, ``arccos(sqrt(2 r^2 / q))``.
+        Angle between ``dU`` and ``dU0``, ``arccos(sqrt(2 R^2 / Q))``.
     eps_c : float or ndarray
         ``H(u0 cos(theta) / sqrt(2))``.
     """
 
-    q: object
-    r: object
+    Q: object
+    R: object
     theta: object
     eps_c: object
 
@@ -99,7 +99,7 @@ class TwoGaussians:
         return self.centers[component] + math.sqrt(self.sigma0) * noise, component
 
     def order_parameters(self, splitting_vector):
-        """``q, r, theta, eps_c`` of estimated splitting vectors (eqs. 9-10).
+        """``Q, R, theta, eps_c`` of estimated splitting vectors (eqs. 9-10).
 
         Parameters
         ----------
@@ -109,8 +109,8 @@ class TwoGaussians:
         Returns
         -------
         MixtureOrderParameters
-            ``r`` is signed; ``theta`` uses ``|r|`` (the labels of the two
-            estimated centres are arbitrary) and is NaN where ``q = 0``.
+            ``R`` is signed; ``theta`` uses ``|R|`` (the labels of the two
+            estimated centres are arbitrary) and is NaN where ``Q = 0``.
         """
         dU = check_array_finite(np.asarray(splitting_vector, dtype=float), "splitting_vector")
         if dU.shape[-1] != self.n_features:
@@ -123,5 +123,5 @@ class TwoGaussians:
             cos = np.where(q > 0, np.sqrt(2.0 * r * r / np.where(q > 0, q, 1.0)), np.nan)
         cos = np.minimum(cos, 1.0)
         return MixtureOrderParameters(
-            q=q, r=r, theta=np.arccos(cos), eps_c=H(self.u0 * cos / math.sqrt(2.0))
+            Q=q, R=r, theta=np.arccos(cos), eps_c=H(self.u0 * cos / math.sqrt(2.0))
         )

@@ -23,18 +23,31 @@ def critical_temperature(covariance):
     Parameters
     ----------
     covariance : array-like of shape (n_features, n_features)
-        Symmetric positive semi-definite matrix.
+        Symmetric matrix, finite and not empty; a scalar is a 1 x 1
+        variance. Positive semi-definite, or indefinite with a positive
+        largest eigenvalue (the centred Gram matrix of a non-Euclidean
+        dissimilarity: only its positive part can split); a negative-definite
+        matrix has no split and is refused.
 
     Returns
     -------
     float
+        ``2 lambda_max``, ``>= 0``.
     """
-    cov = check_array_finite(np.atleast_2d(np.asarray(covariance, dtype=float)), "covariance")
-    if cov.ndim != 2 or cov.shape[0] != cov.shape[1]:
-        raise ValueError(f"covariance must be square, got shape {cov.shape}")
+    cov = np.atleast_2d(check_array_finite(covariance, "covariance"))
+    if cov.ndim != 2 or cov.shape[0] != cov.shape[1] or cov.size == 0:
+        raise ValueError(f"covariance must be a non-empty square matrix, got shape {cov.shape}")
     if not np.allclose(cov, cov.T, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(cov).max())):
         raise ValueError("covariance must be symmetric")
-    return float(2.0 * max(np.linalg.eigvalsh(cov)[-1], 0.0))
+    top = float(np.linalg.eigvalsh(cov)[-1])
+    # eigvalsh finds the largest eigenvalue of a PSD matrix to within eps * |lambda_max|,
+    # so a negative one comes from the input, not from round-off.
+    if top < 0:
+        raise ValueError(
+            f"covariance must not be negative definite (largest eigenvalue {top:g}): "
+            "a covariance is positive semi-definite"
+        )
+    return 2.0 * top
 
 
 def cluster_critical_temperatures(X, centers, proba):
@@ -43,21 +56,36 @@ def cluster_critical_temperatures(X, centers, proba):
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        Finite, at least one sample and one feature.
     centers : array-like of shape (n_clusters, n_features)
+        Finite, at least one cluster.
     proba : array-like of shape (n_samples, n_clusters)
-        Assignment probabilities ``p(k|x)`` (rows sum to one).
+        Assignment probabilities ``p(k|x)`` (rows sum to one); every cluster
+        needs a positive total probability.
 
     Returns
     -------
     ndarray of shape (n_clusters,)
     """
-    X = check_array_finite(np.asarray(X, dtype=float), "X")
-    centers = check_array_finite(np.asarray(centers, dtype=float), "centers")
-    proba = check_array_finite(np.asarray(proba, dtype=float), "proba")
+    X = check_array_finite(X, "X", ndim=2)
+    centers = check_array_finite(centers, "centers", ndim=2)
+    proba = check_array_finite(proba, "proba", ndim=2)
+    if X.size == 0:
+        raise ValueError(f"X must have at least one sample and one feature, got shape {X.shape}")
+    if centers.shape[0] == 0 or centers.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"centers must have shape (n_clusters >= 1, {X.shape[1]}), got {centers.shape}"
+        )
     if proba.shape != (X.shape[0], centers.shape[0]) or np.any(proba < 0):
         raise ValueError(
             "proba must be non-negative with shape (n_samples, n_clusters) = "
             f"({X.shape[0]}, {centers.shape[0]}), got {proba.shape}"
+        )
+    empty = np.flatnonzero(proba.sum(axis=0) <= 0)
+    if empty.size:
+        raise ValueError(
+            f"proba gives cluster(s) {empty.tolist()} zero total probability: "
+            "their covariance, and so their critical temperature, is undefined"
         )
     out = np.empty(centers.shape[0])
     for k in range(centers.shape[0]):

@@ -13,11 +13,11 @@ Index convention: axis position 0 is the label +1, position 1 is -1, so
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import root
 
 from statmechlearn._core.exceptions import ConvergenceError
 from statmechlearn._core.gauss import Phi, normal_pdf
 from statmechlearn._core.ode import integrate_order_parameters
+from statmechlearn._core.saddle import newton
 from statmechlearn._core.validation import (
     check_array_finite,
     check_probability,
@@ -87,20 +87,26 @@ def paper_initial_overlaps():
     return np.zeros((2, 2)), np.diag([1e-4, 1e-4])
 
 
-def _check_overlaps(R, Q):
-    R = check_array_finite(R, "init R", shape=(2, 2))
-    Q = check_array_finite(Q, "init Q", shape=(2, 2))
+def _check_overlaps(R, Q, prefix="init "):
+    R = check_array_finite(R, f"{prefix}R", shape=(2, 2))
+    Q = check_array_finite(Q, f"{prefix}Q", shape=(2, 2))
     if not np.allclose(Q, Q.T, rtol=0, atol=1e-12 * max(1.0, np.abs(Q).max())):
-        raise ValueError("init Q must be symmetric")
+        raise ValueError(f"{prefix}Q must be symmetric")
     C = np.block([[Q, R], [R.T, np.eye(2)]])
     if np.linalg.eigvalsh(C).min() < -1e-10 * max(1.0, np.abs(C).max()):
         raise ValueError(
-            "init (R, Q) is not realisable by vectors: Q - R R^T must be positive "
+            f"{prefix}(R, Q) is not realisable by vectors: Q - R R^T must be positive "
             "semi-definite (Cauchy-Schwarz)"
         )
     if Q[0, 0] + Q[1, 1] - 2 * Q[0, 1] <= 0:
-        raise ValueError("init must have distinct prototypes: Q_++ + Q_-- - 2 Q_+- > 0")
+        raise ValueError(f"{prefix}Q must have distinct prototypes: Q_++ + Q_-- - 2 Q_+- > 0")
     return R, Q
+
+
+def _check_init(init):
+    if not (isinstance(init, tuple | list) and len(init) == 2):
+        raise TypeError(f"init must be a tuple (R, Q) of two 2 x 2 arrays, got {init!r}")
+    return _check_overlaps(*init)
 
 
 def _projection_averages(R, Q, lam, v):
@@ -153,23 +159,33 @@ def order_parameter_rhs(R, Q, *, a, b, p_plus, lam, eta, v_plus=1.0, v_minus=1.0
     R : ndarray of shape (2, 2)
         ``R[S, sigma] = w_S . B_sigma``.
     Q : ndarray of shape (2, 2)
-        ``Q[S, T] = w_S . w_T``.
+        ``Q[S, T] = w_S . w_T``: symmetric, realisable together with ``R``
+        (``Q - R R^T`` positive semi-definite), distinct prototypes.
     a, b : float
         Modulation ``g(S, sigma) = a + b S sigma``.
     p_plus : float
-        Prior of class +1.
+        Prior of class +1, in (0, 1).
     lam : float
-        Cluster separation lambda.
+        Cluster separation lambda, >= 0.
     eta : float
-        Learning rate.
+        Learning rate, > 0.
     v_plus, v_minus : float, default=1.0
-        Cluster variances.
+        Cluster variances, > 0.
 
     Returns
     -------
     dR, dQ : ndarray of shape (2, 2)
         See ``docs/derivations/lvq_ode.md`` for the derivation.
     """
+    R, Q = _check_overlaps(R, Q, prefix="")
+    a, b = check_real(a, "a"), check_real(b, "b")
+    p_plus, lam, v_plus, v_minus = _check_model(p_plus, lam, v_plus, v_minus)
+    eta = check_real(eta, "eta", minimum=0.0, include_min=False)
+    return _order_parameter_rhs(R, Q, a, b, p_plus, lam, eta, v_plus, v_minus)
+
+
+def _order_parameter_rhs(R, Q, a, b, p_plus, lam, eta, v_plus, v_minus):
+    """:func:`order_parameter_rhs` without the checks: the ODE solver's hot path."""
     dR, dQ, noise = _rhs_terms(R, Q, a, b, p_plus, lam, v_plus, v_minus)
     return eta * dR, eta * dQ + eta**2 * noise
 
@@ -180,13 +196,15 @@ def generalization_error(R, Q, *, p_plus, lam, v_plus=1.0, v_minus=1.0):
     Parameters
     ----------
     R, Q : array_like of shape (..., 2, 2)
-        Overlaps; leading axes are broadcast (e.g. a time axis).
+        Overlaps; leading axes are broadcast (e.g. a time axis). ``Q`` is
+        symmetric with ``Q_SS >= 0`` and ``Q_++ + Q_-- - 2 Q_+- > 0``
+        (distinct prototypes).
     p_plus : float
-        Prior of class +1.
+        Prior of class +1, in (0, 1).
     lam : float
-        Cluster separation.
+        Cluster separation, >= 0.
     v_plus, v_minus : float, default=1.0
-        Cluster variances.
+        Cluster variances, > 0.
 
     Returns
     -------
@@ -194,13 +212,31 @@ def generalization_error(R, Q, *, p_plus, lam, v_plus=1.0, v_minus=1.0):
         ``sum_sigma p_sigma Phi(beta~_{-sigma,sigma} / alpha~_{-sigma,sigma})``;
         eq. (8) with the denominator's missing factor 2 restored.
     """
-    R = np.asarray(R, dtype=float)
-    Q = np.asarray(Q, dtype=float)
+    p_plus, lam, v_plus, v_minus = _check_model(p_plus, lam, v_plus, v_minus)
+    R = check_array_finite(R, "R")
+    Q = check_array_finite(Q, "Q")
+    for name, x in (("R", R), ("Q", Q)):
+        if x.ndim < 2 or x.shape[-2:] != (2, 2) or x.size == 0:
+            raise ValueError(f"{name} must have shape (..., 2, 2) and not be empty, got {x.shape}")
+    try:
+        np.broadcast_shapes(R.shape, Q.shape)
+    except ValueError:
+        raise ValueError(
+            f"R and Q must broadcast together, got shapes {R.shape} and {Q.shape}"
+        ) from None
+    scale = max(1.0, float(np.abs(Q).max()))
+    if np.any(np.abs(Q[..., 0, 1] - Q[..., 1, 0]) > 1e-12 * scale):
+        raise ValueError("Q must be symmetric (Q_+- = Q_-+)")
+    if np.any(Q[..., 0, 0] < 0) or np.any(Q[..., 1, 1] < 0):
+        raise ValueError("Q must have non-negative diagonal entries Q_SS = |w_S|^2")
     p = np.array([p_plus, 1.0 - p_plus])
     v = np.array([v_plus, v_minus])
     spread = Q[..., 0, 0] + Q[..., 1, 1] - 2.0 * Q[..., 0, 1]
     if np.any(spread <= 0):
-        raise ValueError("prototypes coincide (Q_++ + Q_-- - 2 Q_+- = 0): error undefined")
+        raise ValueError(
+            "Q must describe distinct prototypes, Q_++ + Q_-- - 2 Q_+- > 0: where they "
+            "coincide the error is undefined"
+        )
     eps = 0.0
     for s, S in enumerate(_LABELS):
         num = S * (Q[..., 0, 0] - Q[..., 1, 1]) - 2.0 * lam * S * (R[..., 0, s] - R[..., 1, s])
@@ -291,7 +327,7 @@ def learning_curve(
         Initial overlaps at alpha = 0. Default: the paper's Fig. 2,
         R = 0, Q_+- = 0, Q_++ = Q_-- = 1e-4.
     rtol, atol : float
-        ODE solver tolerances.
+        ODE solver tolerances, > 0.
 
     Returns
     -------
@@ -312,15 +348,17 @@ def learning_curve(
     name, a, b = _resolve_algorithm(algorithm)
     p_plus, lam, v_plus, v_minus = _check_model(p_plus, lam, v_plus, v_minus)
     eta = check_real(eta, "eta", minimum=0.0, include_min=False)
+    rtol = check_real(rtol, "rtol", minimum=0.0, include_min=False)
+    atol = check_real(atol, "atol", minimum=0.0, include_min=False)
     alphas = check_array_finite(alphas, "alphas", ndim=1)
     if alphas.size == 0 or alphas.min() < 0 or np.any(np.diff(alphas) < 0):
         raise ValueError("alphas must be a non-empty, non-decreasing array of values >= 0")
-    R0, Q0 = paper_initial_overlaps() if init is None else _check_overlaps(*init)
+    R0, Q0 = paper_initial_overlaps() if init is None else _check_init(init)
     kw = {"a": a, "b": b, "p_plus": p_plus, "lam": lam, "eta": eta}
     kw |= {"v_plus": v_plus, "v_minus": v_minus}
 
     def rhs(_t, y):
-        dR, dQ = order_parameter_rhs(*_unpack(y), **kw)
+        dR, dQ = _order_parameter_rhs(*_unpack(y), **kw)
         return _pack(dR, dQ)
 
     traj = integrate_order_parameters(rhs, _pack(R0, Q0), alphas, rtol=rtol, atol=atol)
@@ -401,7 +439,7 @@ def asymptotic_state(
     In the rescaled time ``alpha~ = eta alpha`` the ODEs lose their O(eta)
     term (the eta^2 noise of dQ); the state the remaining deterministic flow
     reaches from ``init`` is integrated until the drift falls below ``tol``
-    and then refined by Newton's method (``scipy.optimize.root``).
+    and then refined by Newton's method (:func:`statmechlearn._core.saddle.newton`).
 
     Parameters
     ----------
@@ -416,9 +454,9 @@ def asymptotic_state(
     init : tuple (R, Q), optional
         Starting overlaps; default :func:`asymptotic_initial_overlaps`.
     tol : float, default=1e-10
-        Largest allowed component of the drift at the returned state.
+        Largest allowed component of the drift at the returned state, > 0.
     max_alpha_tilde : float, default=1e6
-        Give up (``ConvergenceError``) if the flow has not settled by then.
+        Give up (``ConvergenceError``) if the flow has not settled by then; > 0.
 
     Returns
     -------
@@ -433,7 +471,8 @@ def asymptotic_state(
     name, a, b = _resolve_algorithm(algorithm)
     p_plus, lam, v_plus, v_minus = _check_model(p_plus, lam, v_plus, v_minus)
     tol = check_real(tol, "tol", minimum=0.0, include_min=False)
-    R0, Q0 = asymptotic_initial_overlaps() if init is None else _check_overlaps(*init)
+    max_alpha_tilde = check_real(max_alpha_tilde, "max_alpha_tilde", minimum=0.0, include_min=False)
+    R0, Q0 = asymptotic_initial_overlaps() if init is None else _check_init(init)
     args = (a, b, p_plus, lam, v_plus, v_minus)
 
     def drift(y):
@@ -458,13 +497,13 @@ def asymptotic_state(
                 {"R": _unpack(y)[0], "Q": _unpack(y)[1], "residual": residual},
             )
         chunk *= 2.0
-    sol = root(drift, y, method="hybr", tol=1e-14)
-    refined = sol.x
+    # to round-off: a tolerance below it ends in a failed line search at the best iterate
+    refined = newton(drift, y, tol=1e-15, max_iter=50, raise_on_failure=False).x
     residual = float(np.abs(drift(refined)).max())
     moved = float(np.abs(refined - y).max())
     if residual > tol or moved > 1e-4 * max(1.0, float(np.abs(y).max())):
         raise ConvergenceError(
-            f"{name}: Newton refinement of the fixed point failed ({sol.message}; drift "
+            f"{name}: Newton refinement of the fixed point failed (drift "
             f"{residual:.3g}, moved {moved:.3g} from the integrated state)",
             {"R": _unpack(y)[0], "Q": _unpack(y)[1], "residual": residual, "moved": moved},
         )
@@ -667,7 +706,7 @@ def plateau_instability(*, p_plus, lam, eta, v_plus=1.0, v_minus=1.0):
     kw |= {"v_plus": v_plus, "v_minus": v_minus}
 
     def rhs(y):
-        return _pack(*order_parameter_rhs(*_unpack(y), **kw))
+        return _pack(*_order_parameter_rhs(*_unpack(y), **kw))
 
     # exactly symmetric start: the flow stays in the symmetric subspace
     start = learning_curve(
@@ -681,8 +720,7 @@ def plateau_instability(*, p_plus, lam, eta, v_plus=1.0, v_minus=1.0):
         init=(np.zeros((2, 2)), 1e-4 * np.eye(2)),
     )
     y0 = _pack(start.R[-1], start.Q[-1])
-    sol = root(rhs, y0, method="hybr", tol=1e-14)
-    y = sol.x
+    y = newton(rhs, y0, tol=1e-15, max_iter=50, raise_on_failure=False).x
     residual = float(np.abs(rhs(y)).max())
     R, Q = _unpack(y)
     if residual > 1e-10 or not np.allclose(R[0], R[1], atol=1e-8):

@@ -38,7 +38,7 @@ import numpy as np
 from scipy.optimize import brentq, root
 
 from statmechlearn._core.gauss import H, log_cosh, normal_pdf
-from statmechlearn._core.validation import check_real
+from statmechlearn._core.validation import check_array_finite, check_real
 
 __all__ = [
     "MixtureBranch",
@@ -46,6 +46,7 @@ __all__ = [
     "PhaseBoundaries",
     "alpha_critical",
     "field_optimum",
+    "ordered_gain",
     "phase_boundaries",
     "sigma_ordered",
     "sigma_random",
@@ -74,7 +75,8 @@ def alpha_critical(u0):
     float
     """
     u0 = check_real(u0, "u0", minimum=0.0, include_min=False)
-    return 4.0 / u0**4
+    with np.errstate(over="ignore", divide="ignore"):  # inf for u0 < ~1e-77, 0 above ~1e77
+        return float(4.0 / np.float64(u0) ** 4)
 
 
 def sigma_ordered(alpha, u0):
@@ -99,7 +101,9 @@ def sigma_ordered(alpha, u0):
     alpha = check_real(alpha, "alpha", minimum=0.0, include_min=False)
     if alpha <= alpha_critical(u0):
         return math.nan
-    return (1.0 + u0**2 / 2.0) * (1.0 + 2.0 / (alpha * u0**2))
+    u2 = np.float64(u0) ** 2
+    with np.errstate(over="ignore"):  # inf for u0 > ~1e154
+        return float((1.0 + u2 / 2.0) * (1.0 + 2.0 / (alpha * u2)))
 
 
 def sigma_random(alpha):
@@ -142,6 +146,13 @@ def field_optimum(u0, k):
     ndarray
         ``u*`` with the shape of ``u0``.
     """
+    u0 = check_array_finite(u0, "u0")
+    k = check_real(k, "k", minimum=0.0, include_min=False)
+    return _field_optimum(u0, k)
+
+
+def _field_optimum(u0, k):
+    # unchecked: the saddle-point solvers probe trial points whose fields may overflow
     u0 = np.asarray(u0, dtype=float)
     sign = np.where(u0 >= 0.0, 1.0, -1.0)
     a = np.abs(u0)
@@ -181,7 +192,7 @@ def _averages(q, m, k, sigma, c):
     sq = math.sqrt(max(q, 1e-300))
     z, w = _nodes(-c * m / sq)
     u0 = (c * m + sq * z) / sigma
-    u = field_optimum(u0, k)
+    u = _field_optimum(u0, k)
     t = np.tanh(u)
     sech2 = 1.0 - t * t
     du = 1.0 / (1.0 - k * sech2)
@@ -241,12 +252,28 @@ def _solve_random(alpha, sigma, c):
         out = _random_step(alpha, sigma, c, guess)
         if out is not None:
             return out
-    guess = (1e-3, k_onset)
+    guess, previous = (1e-3, k_onset), None
     for s in np.geomspace(s2 * (1.0 - 1e-3), sigma, 40):
-        guess = _random_step(alpha, s, c, guess)
-        if guess is None:
+        out = _random_step(alpha, s, c, guess)
+        if out is None and previous is not None:
+            out = _random_substeps(alpha, previous, s, c, guess)
+        if out is None:
             return None
+        guess, previous = out, s
     return guess
+
+
+def _random_substeps(alpha, s_from, s_to, c, guess, max_depth=6):
+    """Follow the random branch from s_from to s_to in 2, 4, ... geometric sub-steps."""
+    for depth in range(1, max_depth + 1):
+        out = guess
+        for s in np.geomspace(s_from, s_to, 2**depth + 1)[1:]:
+            out = _random_step(alpha, s, c, out)
+            if out is None:
+                break
+        if out is not None:
+            return out
+    return None
 
 
 def _linear_guess(m, alpha, sigma, c):
@@ -321,12 +348,14 @@ class MixtureBranch:
     Attributes
     ----------
     phase : {"unsplit", "split-random", "split-ordered"}
-    q : float
-        ``sigma_0 |dU|^2``, squared splitting.
-    r : float
-        ``dU.dU0 / u0`` (eq. 10).
+    Q : float
+        ``sigma_0 |dU|^2``, squared splitting (the paper's q; upper case like
+        every student self-overlap in the package).
+    R : float
+        ``dU.dU0 / u0``, the overlap with the true splitting (the paper's r,
+        eq. 10).
     cos_theta : float
-        ``sqrt(2 r^2 / q)``; NaN in the unsplit phase (direction undefined).
+        ``sqrt(2 R^2 / Q)``; NaN in the unsplit phase (direction undefined).
     eps_c : float
         Classification error ``H(u0 cos(theta) / sqrt(2))`` (eq. 9); NaN when unsplit.
     energy : float
@@ -346,8 +375,8 @@ class MixtureBranch:
     """
 
     phase: str
-    q: float
-    r: float
+    Q: float
+    R: float
     cos_theta: float
     eps_c: float
     energy: float
@@ -406,8 +435,8 @@ def _make_branch(phase, q, m, k, alpha, sigma, c, u0):
     replicon = alpha * a.replicon
     return MixtureBranch(
         phase=phase,
-        q=q,
-        r=m / math.sqrt(2.0),
+        Q=q,
+        R=m / math.sqrt(2.0),
         cos_theta=cos_theta,
         eps_c=float(H(u0 * cos_theta / math.sqrt(2.0))),
         energy=_energy(q, m, k, alpha, sigma, c, averages=a),
@@ -418,11 +447,19 @@ def _make_branch(phase, q, m, k, alpha, sigma, c, u0):
     )
 
 
+# Where the saddle-point solver is checked to find every branch (a scan of the
+# random branch's existence below sigma_2); outside it branches go missing silently
+# (alpha < 0.1) or the fields overflow, so arguments there are refused.
+_ALPHA_RANGE = (0.1, 1e4)
+_SIGMA_MIN = 0.01
+_U0_MAX = 100.0
+
+
 def _check(alpha, sigma, u0):
     return (
-        check_real(alpha, "alpha", minimum=0.0, include_min=False),
-        check_real(sigma, "sigma", minimum=0.0, include_min=False),
-        check_real(u0, "u0", minimum=0.0, include_min=False),
+        check_real(alpha, "alpha", minimum=_ALPHA_RANGE[0], maximum=_ALPHA_RANGE[1]),
+        check_real(sigma, "sigma", minimum=_SIGMA_MIN),
+        check_real(u0, "u0", minimum=0.0, maximum=_U0_MAX, include_min=False),
     )
 
 
@@ -437,19 +474,20 @@ def solve(alpha, sigma, *, u0=1.0):
     Parameters
     ----------
     alpha : float
-        Patterns per dimension ``P/N``, ``alpha > 0``.
+        Patterns per dimension ``P/N``, in ``[0.1, 1e4]`` (where the solver is
+        checked to find every branch).
     sigma : float
-        Width of the fitted Gaussians in units of the true width, ``sigma > 0``
+        Width of the fitted Gaussians in units of the true width, ``sigma >= 0.01``
         (deterministic-annealing temperature ``T = 2 sigma``).
     u0 : float, default=1.0
-        Normalised separation of the true centres, ``u0 > 0``.
+        Normalised separation of the true centres, in ``(0, 100]``.
 
     Returns
     -------
     MixtureSolution
         ``branches`` holds the unsplit state (always a stationary point), the
-        split-random state (``r = 0``, for ``sigma < sigma_2``) and the
-        split-ordered states (``r > 0``); ``ground`` marks the lowest energy.
+        split-random state (``R = 0``, for ``sigma < sigma_2``) and the
+        split-ordered states (``R > 0``); ``ground`` marks the lowest energy.
 
     Notes
     -----
@@ -469,8 +507,8 @@ def solve(alpha, sigma, *, u0=1.0):
     lam = _lambda_max(alpha, u0)
     unsplit = MixtureBranch(
         phase="unsplit",
-        q=0.0,
-        r=0.0,
+        Q=0.0,
+        R=0.0,
         cos_theta=math.nan,
         eps_c=math.nan,
         energy=0.0,
@@ -491,6 +529,33 @@ def solve(alpha, sigma, *, u0=1.0):
     return MixtureSolution(alpha, sigma, u0, tuple(branches), ground)
 
 
+def ordered_gain(alpha, sigma, *, u0=1.0):
+    """Linear gain of the m-equation at the split-random branch.
+
+    Linearising the saddle-point equation of the overlap ``m`` with the
+    teacher around the random branch (``m = 0``) gives ``m -> g m``; the
+    random branch is unstable towards order where ``g > 1``. ``g = 1`` at the
+    onset width ``sigma_random(alpha)`` locates ``alpha_c`` independently of
+    the closed form ``4 / u0^4``.
+
+    Parameters
+    ----------
+    alpha : float
+        Examples per dimension, in [0.1, 1e4].
+    sigma : float
+        Model width in units of sigma_0, at least 0.01.
+    u0 : float, default=1.0
+        Teacher separation, in (0, 100].
+
+    Returns
+    -------
+    float
+        The gain ``g``; NaN where the split-random branch does not exist.
+    """
+    alpha, sigma, u0 = _check(alpha, sigma, u0)
+    return _ordered_growth(alpha, sigma, u0)
+
+
 def _ordered_growth(alpha, sigma, u0):
     """Linear gain of the m-equation on the random branch; ordered <=> gain > 1."""
     c = u0 / math.sqrt(2.0)
@@ -502,7 +567,7 @@ def _ordered_growth(alpha, sigma, u0):
     gain = alpha * c * c * k * a.dt
     if k > 1.0:
         # tanh(u*) jumps by 2 tanh(u+) at h0 = 0, with z-density phi(0)/sqrt(q)
-        u_plus = float(field_optimum(0.0, k))
+        u_plus = float(_field_optimum(0.0, k))
         gain += alpha * c * c * k * sigma * 2.0 * math.tanh(u_plus) * normal_pdf(0.0) / math.sqrt(q)
     return gain
 
@@ -521,7 +586,7 @@ class PhaseBoundaries:
     sigma_2 : float
         Where the split-random branch appears.
     sigma_3 : float
-        Where the ordered branch merges into the random one (``r -> 0``); NaN
+        Where the ordered branch merges into the random one (``R -> 0``); NaN
         when ``alpha <= alpha_c`` or when it stays ordered down to
         ``sigma_min``.
     sigma_jump : float
@@ -559,11 +624,12 @@ def phase_boundaries(alpha, *, u0=1.0, sigma_min=0.05, rs_lines=True):
     Parameters
     ----------
     alpha : float
-        Patterns per dimension, ``alpha > 0``.
+        Patterns per dimension, in ``[0.1, 1e4]`` (as in :func:`solve`).
     u0 : float, default=1.0
-        Normalised separation of the true centres.
+        Normalised separation of the true centres, in ``(0, 100]``.
     sigma_min : float, default=0.05
-        Lower end of the width range searched for the numerical lines.
+        Lower end of the width range searched for the numerical lines,
+        ``>= 0.01`` and below ``sigma_2``.
     rs_lines : bool, default=True
         Whether to locate ``sigma_jump`` and ``sigma_at`` (a scan of
         :func:`solve` in sigma, the slow part); NaN when False.
@@ -580,7 +646,9 @@ def phase_boundaries(alpha, *, u0=1.0, sigma_min=0.05, rs_lines=True):
     (2.1, 0.89)
     """
     alpha, _, u0 = _check(alpha, 1.0, u0)
-    sigma_min = check_real(sigma_min, "sigma_min", minimum=0.0, include_min=False)
+    sigma_min = check_real(sigma_min, "sigma_min", minimum=_SIGMA_MIN)
+    if not isinstance(rs_lines, bool | np.bool_):
+        raise TypeError(f"rs_lines must be a bool, got {type(rs_lines).__name__} {rs_lines!r}")
     s1, s2 = sigma_ordered(alpha, u0), sigma_random(alpha)
     top = s2 * (1.0 - 1e-6)
     if sigma_min >= top:

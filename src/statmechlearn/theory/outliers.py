@@ -53,13 +53,19 @@ from scipy.optimize import brentq, minimize_scalar
 from scipy.special import expit, log_expit, ndtr
 
 from statmechlearn._core.exceptions import ConvergenceError, ConvergenceWarning
-from statmechlearn._core.validation import check_choice, check_real
+from statmechlearn._core.saddle import continuation, newton
+from statmechlearn._core.validation import check_choice, check_int, check_real
 from statmechlearn.theory._outlier_kernels import soft_averages, soft_replicon
 
 __all__ = [
+    "HardB4OrderParameters",
+    "HardHatParameters",
+    "HebbOrderParameters",
     "SelectionBranches",
     "SelectionCurve",
+    "SelectionState",
     "SelectionTransition",
+    "SoftAsymptotics",
     "hard_b3_free_energy",
     "hard_b4_order_parameters",
     "hard_b5",
@@ -77,12 +83,126 @@ __all__ = [
 ]
 
 _ETA_RANGE = (-8.0, 14.0)
+# Below eta = -40 every example is informative to double precision (1 - p1 = e^eta):
+# continuing the branch further down only adds steps, so a saddle point there is
+# solved directly from the Hebb state (the only branch in that limit).
+_ETA_HEBB = -40.0
+_ETA_RANGE_MIN = -100.0  # lowest start of a continued curve (at most ~600 steps)
 _LOG_FLOOR = -60.0  # continuation stops when R or Q reach e^-60 (the all-outlier limit)
 _LOG_CEILING = 30.0  # order parameters beyond e^30 are never a saddle point
 _LOG_END = -15.0  # a branch that stalls below e^-15 has reached J = 0
 
 
 # ----------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class SelectionState:
+    """Order parameters of one replica-symmetric saddle point.
+
+    Attributes
+    ----------
+    R, Q : float
+        ``J.B / N`` and ``J.J / N``.
+    z : float
+        ``beta (Q - q)``.
+    Phi, Delta : float
+        Angle / pi (eq. 14) and squared deviation (eq. 12).
+    free_energy : float
+        Ground-state energy per N.
+    informative : float
+        Mean of ``<V>`` (soft) or of V (hard) over the training set.
+    """
+
+    R: float
+    Q: float
+    z: float
+    Phi: float
+    Delta: float
+    free_energy: float
+    informative: float
+
+
+@dataclass(frozen=True)
+class HebbOrderParameters:
+    """Order parameters of the Hebb rule, eq. (25).
+
+    Attributes
+    ----------
+    R, Q : float
+        ``J.B / N`` and ``J.J / N``.
+    Phi, Delta : float
+        Angle / pi and squared deviation.
+    """
+
+    R: float
+    Q: float
+    Phi: float
+    Delta: float
+
+
+@dataclass(frozen=True)
+class SoftAsymptotics:
+    """Large-alpha soft selection, eq. (29): ``Phi ~ sqrt(c / alpha) / (pi R_inf)``.
+
+    Attributes
+    ----------
+    R_inf : float
+        Limit of R as alpha -> infinity.
+    c : float
+        ``lim alpha (Q - R^2)``.
+    """
+
+    R_inf: float
+    c: float
+
+
+@dataclass(frozen=True)
+class HardHatParameters:
+    """The paper's V order parameters of one non-trivial hard-selection branch (App. B).
+
+    Attributes
+    ----------
+    R_hat, Q_hat, z_hat : float
+        ``alpha p1 <V>_1``, ``alpha <V>`` and ``beta (q^ - Q^) -> -rho``.
+    threshold_density : float
+        ``rho = alpha p(a + b/2 = 0)``.
+    b : float
+        ``gamma~^2 z / gamma``.
+    lam : float
+        The multiplier lambda of the selection constraint.
+    R, Q, free_energy : float
+        The branch's order parameters and ground-state energy.
+    """
+
+    R_hat: float
+    Q_hat: float
+    z_hat: float
+    threshold_density: float
+    b: float
+    lam: float
+    R: float
+    Q: float
+    free_energy: float
+
+
+@dataclass(frozen=True)
+class HardB4OrderParameters:
+    """Eq. (B4): order parameters of J from the V parameters.
+
+    Attributes
+    ----------
+    R : float
+        ``J.B / N`` of the posterior mean.
+    J2 : float
+        Posterior second moment ``<J.J> / N``.
+    Q_mean : float
+        ``J2 - 1 / (Q^ g~ + 1)``: squared length of the posterior mean.
+    """
+
+    R: float
+    J2: float
+    Q_mean: float
 
 
 @dataclass(frozen=True)
@@ -146,10 +266,24 @@ class SelectionBranches:
         return int(self.R.size)
 
     def branch(self, index=None):
-        """Order parameters of one branch as a dict (default: the global minimum)."""
+        """Order parameters of one branch (default: the global minimum).
+
+        Parameters
+        ----------
+        index : int, optional
+            Branch index in ``range(n_branches)``.
+
+        Returns
+        -------
+        SelectionState
+        """
         i = self.global_minimum if index is None else index
+        if isinstance(i, bool) or not isinstance(i, int | np.integer):
+            raise TypeError(f"index must be an integer, got {type(i).__name__} {i!r}")
+        if not -self.n_branches <= i < self.n_branches:
+            raise ValueError(f"index must be in [0, {self.n_branches - 1}], got {i}")
         names = ("R", "Q", "z", "Phi", "Delta", "free_energy", "informative")
-        return {name: float(getattr(self, name)[i]) for name in names}
+        return SelectionState(**{name: float(getattr(self, name)[i]) for name in names})
 
 
 @dataclass(frozen=True)
@@ -307,7 +441,8 @@ class _HardProblem:
         for c, pv in ((c0, 1.0 - p1), (c0 + gs * R, p1)):
             t = c / s
             cdf = 0.5 * math.erfc(-t / math.sqrt(2.0))  # <theta(a + b/2)>
-            pdf = math.exp(-0.5 * t * t) / math.sqrt(2.0 * math.pi)
+            with np.errstate(over="ignore"):  # |t| > 1e154 (extreme eta): the density is 0
+                pdf = math.exp(-0.5 * t * t) / math.sqrt(2.0 * math.pi)
             psi += pv * (c * cdf + s * pdf)
             on += pv * cdf
             dens += pv * pdf
@@ -358,16 +493,20 @@ class _HardProblem:
 
     def hat_parameters(self, u):
         """The paper's V order parameters (App. B): R^ = alpha p1 <V>_1, Q^ = alpha <V>, z^."""
+        R, Q, _z, f, _ = self.observables(u)
         _R, _Q, _z, lam, s, b, _psi, m1, m, dens = self._parts(u[:-1], u[-1])
         p1 = expit(-u[-1])
-        return {
-            "R_hat": self.alpha * p1 * m1,
-            "Q_hat": self.alpha * m,
-            "z_hat": -self.alpha * dens / s,
-            "threshold_density": self.alpha * dens / s,
-            "b": b,
-            "lambda": lam,
-        }
+        return HardHatParameters(
+            R_hat=self.alpha * p1 * m1,
+            Q_hat=self.alpha * m,
+            z_hat=-self.alpha * dens / s,
+            threshold_density=self.alpha * dens / s,
+            b=b,
+            lam=lam,
+            R=R,
+            Q=Q,
+            free_energy=f,
+        )
 
 
 def _g_star(lam, gs):
@@ -378,116 +517,37 @@ def _g_star(lam, gs):
 # ----------------------------------------------------------------------------- solvers
 
 
-def _jacobian(fun, u, step=1e-7):
-    f0 = fun(u)
-    jac = np.empty((f0.size, u.size))
-    for i in range(u.size):
-        du = np.zeros_like(u)
-        du[i] = step * max(1.0, abs(u[i]))
-        jac[:, i] = (fun(u + du) - fun(u - du)) / (2.0 * du[i])
-    return f0, jac
+def _start(problem, eta):
+    """The saddle point at eta from the Hebb-like guess (raises if there is none)."""
+    res = newton(
+        lambda y: problem.residual(np.append(y, eta)), problem.start(eta), raise_on_failure=False
+    )
+    if not res.converged:
+        raise ConvergenceError(
+            f"no saddle point found at the start of the continuation (eta={eta}); "
+            f"residual {res.residual:.2e}",
+            {"eta": eta, "residual": res.residual},
+        )
+    return res.x
 
 
-def _newton(fun, x0, *, tol=1e-10, max_iter=30):
-    """Newton with a finite-difference Jacobian and step halving; (x, converged, residual)."""
-    x = np.array(x0, dtype=float)
-    f, jac = _jacobian(fun, x)
-    norm = np.max(np.abs(f)) if np.all(np.isfinite(f)) else np.inf
-    for _ in range(max_iter):
-        if norm <= tol:
-            return x, True, norm
-        try:
-            dx = np.linalg.solve(jac, -f)
-        except np.linalg.LinAlgError:
-            return x, False, norm
-        scale = 1.0
-        while scale > 1e-4:
-            x_new = x + scale * dx
-            f_new = fun(x_new)
-            norm_new = np.max(np.abs(f_new)) if np.all(np.isfinite(f_new)) else np.inf
-            if norm_new < norm or norm_new <= tol:
-                break
-            scale *= 0.5
-        else:
-            return x, False, norm
-        x, norm = x_new, norm_new
-        if norm > tol:
-            f, jac = _jacobian(fun, x)
-    return x, norm <= tol, norm
-
-
-def _tangent(jac, previous=None):
-    t = np.linalg.svd(jac)[2][-1]
-    if previous is None:
-        return t if t[-1] > 0 else -t
-    return t if t @ previous > 0 else -t
-
-
-def _continue(problem, eta_range, *, ds_max=0.2, max_steps=20000):
+def _continue(problem, eta_range):
     """Pseudo-arclength continuation in eta from the Hebb-like state at eta_range[0]."""
     eta_lo, eta_hi = eta_range
-    y0, ok, res = _newton(lambda y: problem.residual(np.append(y, eta_lo)), problem.start(eta_lo))
-    if not ok:
-        raise ConvergenceError(
-            f"no saddle point found at the start of the continuation (eta={eta_lo}); "
-            f"residual {res:.2e}",
-            {"eta": eta_lo, "residual": res},
-        )
-    u = np.append(y0, eta_lo)
-    points = [u]
-    tangent = _tangent(_jacobian(problem.residual, u)[1])
-    tangents = [tangent]
-    ds = 0.02
-    for _ in range(max_steps):
-        predicted = u + ds * tangent
 
-        def corrector(v, predicted=predicted, tangent=tangent):
-            return np.append(problem.residual(v), tangent @ (v - predicted))
+    def stalled(y, _eta):
+        # the branch ends on the trivial solution (J = 0), or the Gaussian form (A2)
+        # ends where b reaches 4
+        return min(y[0], y[1]) < _LOG_END or not getattr(problem, "exact", True)
 
-        v, ok, _ = _newton(corrector, predicted, tol=1e-9, max_iter=8)
-        jac = _jacobian(problem.residual, v)[1] if ok else None
-        if not ok or not np.all(np.isfinite(jac)):
-            ds *= 0.5
-            if ds < 1e-7 and min(u[0], u[1]) < _LOG_END:
-                break  # the branch ends on the trivial solution (J = 0)
-            if ds < 1e-7 and not getattr(problem, "exact", True):
-                break  # the Gaussian form (A2) ends where b reaches 4
-            if ds < 1e-7:
-                raise ConvergenceError(
-                    f"continuation stalled at eta={u[-1]:.4g} (step {ds:.1e}); the branch "
-                    "may end in a singular point",
-                    {"eta": float(u[-1]), "state": u.tolist()},
-                )
-            continue
-        new_tangent = _tangent(jac, tangent)
-        if new_tangent @ tangent < 0.9:  # turned too fast: retry with a shorter step
-            ds *= 0.5
-            continue
-        u, tangent = v, new_tangent
-        points.append(u)
-        tangents.append(tangent)
-        ds = min(ds * 1.3, ds_max)
-        if u[-1] > eta_hi or u[-1] < eta_lo - 1.0 or min(u[0], u[1]) < problem.log_floor:
-            break
-    else:
-        warnings.warn(
-            f"continuation stopped after {max_steps} steps at eta={u[-1]:.4g} before "
-            f"reaching eta={eta_hi}; widen max_steps",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    return np.array(points), np.array(tangents)
-
-
-def _refine_fold(problem, u):
-    """A fold: F(u) = 0 and det dF/dy = 0, by Newton from a nearby curve point."""
-
-    def augmented(v):
-        jac = _jacobian(problem.residual, v, step=1e-6)[1][:, :-1]
-        return np.append(problem.residual(v), np.linalg.det(jac))
-
-    v, ok, _ = _newton(augmented, u, tol=1e-9, max_iter=15)
-    return v if ok else u
+    return continuation(
+        lambda y, eta: problem.residual(np.append(y, eta)),
+        _start(problem, eta_lo),
+        eta_lo,
+        p_range=(eta_lo - 1.0, eta_hi),
+        stop=lambda y, _eta: min(y[0], y[1]) < problem.log_floor,
+        accept_stall=stalled,
+    )
 
 
 @functools.lru_cache(maxsize=512)
@@ -497,20 +557,10 @@ def _curve(selection, alpha, gamma, gamma_student, limit, eta_lo, eta_hi):
         problem = _SoftProblem(alpha, gamma, gamma_student, limit == "exact")
     else:
         problem = _HardProblem(alpha, gamma, gamma_student)
-    points, tangents = _continue(problem, (eta_lo, eta_hi))
-    turning = np.nonzero(np.sign(tangents[1:, -1]) != np.sign(tangents[:-1, -1]))[0]
-    rows, fold_index = [], []
-    start = 0
-    for i in turning:
-        best = i if abs(tangents[i, -1]) < abs(tangents[i + 1, -1]) else i + 1
-        rows.extend(points[start : i + 1])
-        fold_index.append(len(rows))
-        rows.append(_refine_fold(problem, points[best]))
-        start = i + 1
-    rows.extend(points[start:])
-    points = np.array(rows)
+    branch = _continue(problem, (eta_lo, eta_hi))
+    points = branch.points
     obs = np.array([problem.observables(u) for u in points])
-    return problem, points, obs, np.array(fold_index, dtype=int)
+    return problem, points, obs, branch.fold_index
 
 
 def _segments(points, fold_index):
@@ -528,31 +578,61 @@ def _solve_on_segment(problem, points, segment, eta):
     guess = np.array(
         [np.interp(eta, etas[order], points[segment[order], k]) for k in range(points.shape[1] - 1)]
     )
-    y, ok, res = _newton(lambda y: problem.residual(np.append(y, eta)), guess)
-    if not ok:
+    res = newton(lambda y: problem.residual(np.append(y, eta)), guess, raise_on_failure=False)
+    if not res.converged:
         warnings.warn(
-            f"saddle point at eta={eta:.6g} did not converge (residual {res:.1e}); "
+            f"saddle point at eta={eta:.6g} did not converge (residual {res.residual:.1e}); "
             "reported from the continuation's interpolation",
             ConvergenceWarning,
             stacklevel=4,
         )
-    return np.append(y, eta)
+    return np.append(res.x, eta)
 
 
 # ----------------------------------------------------------------------------- helpers
 
 
+# Where the saddle points are checked to be found (and the Hebb start is
+# representable): outside these ranges the continuation starts below its floor
+# (alpha -> 0) or the Gaussian averages overflow (gamma, alpha -> infinity).
+_ALPHA_RANGE = (1e-6, 1e8)
+_GAMMA_RANGE = (1e-2, 1e3)
+
+
 def _check(alpha, eta, gamma, gamma_student):
-    alpha = check_real(alpha, "alpha", minimum=0.0, include_min=False)
+    alpha = check_real(alpha, "alpha", minimum=_ALPHA_RANGE[0], maximum=_ALPHA_RANGE[1])
     eta = check_real(eta, "eta")
-    gamma = check_real(gamma, "gamma", minimum=0.0, include_min=False)
+    gamma = check_real(gamma, "gamma", minimum=_GAMMA_RANGE[0], maximum=_GAMMA_RANGE[1])
     gamma_student = gamma if gamma_student is None else gamma_student
-    gamma_student = check_real(gamma_student, "gamma_student", minimum=0.0, include_min=False)
+    gamma_student = check_real(
+        gamma_student, "gamma_student", minimum=_GAMMA_RANGE[0], maximum=_GAMMA_RANGE[1]
+    )
     return alpha, eta, gamma, gamma_student
 
 
 def _eta_range(eta):
-    return (min(_ETA_RANGE[0], eta - 1.0), max(_ETA_RANGE[1], eta + 1.0))
+    return (min(_ETA_RANGE[0], max(eta, _ETA_HEBB) - 1.0), max(_ETA_RANGE[1], eta + 1.0))
+
+
+def _check_eta_range(eta_range):
+    if eta_range is None:
+        return _ETA_RANGE
+    try:
+        lo, hi = eta_range
+    except (TypeError, ValueError):
+        raise TypeError(f"eta_range must be a pair (eta_lo, eta_hi), got {eta_range!r}") from None
+    lo = check_real(lo, "eta_range[0]", minimum=_ETA_RANGE_MIN)
+    hi = check_real(hi, "eta_range[1]", minimum=lo, include_min=False)
+    return lo, hi
+
+
+def _no_solution(selection, eta, points):
+    raise ValueError(
+        f"eta={eta:g} is beyond the end of the {selection}-selection branch, which the "
+        f"continuation follows up to eta={points[:, -1].max():.6g} (where R and Q fall "
+        f"below e^{_LOG_FLOOR:g}, the all-outlier limit J -> 0, or, for limit='gaussian', "
+        "where b reaches 4); eta must be below that"
+    )
 
 
 def _order_parameter_arrays(R, Q):
@@ -566,6 +646,17 @@ def _order_parameter_arrays(R, Q):
 
 def _solutions_at(problem, points, fold_index, eta, *, tol=1e-7):
     """Every saddle point at eta: one per monotone piece of the curve that spans it."""
+    if eta < points[:, -1].min():
+        # far below the curve's start: the Hebb-like branch alone (see _ETA_HEBB)
+        guess = problem.start(eta)
+        res = newton(lambda y: problem.residual(np.append(y, eta)), guess, raise_on_failure=False)
+        if not res.converged:
+            raise ConvergenceError(
+                f"no saddle point found at eta={eta:g} from the Hebb state "
+                f"(residual {res.residual:.2e})",
+                {"eta": eta, "residual": res.residual},
+            )
+        return [np.append(res.x, eta)]
     found = []
     for segment in _segments(points, fold_index):
         u = _solve_on_segment(problem, points, segment, eta)
@@ -615,14 +706,16 @@ def soft_selection(alpha, eta, *, gamma, gamma_student=None, limit="exact"):
     Parameters
     ----------
     alpha : float
-        Examples per dimension, ``P / N > 0``.
+        Examples per dimension ``P / N``, in ``[1e-6, 1e8]``.
     eta : float
         Chemical potential of the outliers; ``1 / (1 + e^eta)`` of the
-        examples are informative.
+        examples are informative. Any finite value up to the end of the
+        branch (where R and Q fall below ``e^-60``; beyond it a ValueError
+        says where the branch ends).
     gamma : float
-        Inverse variance of the clusters (teacher), > 0.
+        Inverse variance of the clusters (teacher), in ``[0.01, 1000]``.
     gamma_student : float, optional
-        The learner's gamma~ (default: gamma, the matched case).
+        The learner's gamma~ (default: gamma, the matched case), in ``[0.01, 1000]``.
     limit : {"exact", "gaussian"}, default="exact"
         ``"exact"``: the exact beta -> infinity limit of the replica free
         energy. ``"gaussian"``: the paper's eq. (A2) (the second-order
@@ -639,13 +732,15 @@ def soft_selection(alpha, eta, *, gamma, gamma_student=None, limit="exact"):
     --------
     >>> from statmechlearn.theory.outliers import soft_selection
     >>> res = soft_selection(5.0, 0.0, gamma=10.0)
-    >>> res.n_branches, round(res.branch()["Phi"], 3)
+    >>> res.n_branches, round(res.branch().Phi, 3)
     (1, 0.066)
     """
     alpha, eta, gamma, gs = _check(alpha, eta, gamma, gamma_student)
     limit = check_choice(limit, "limit", ("exact", "gaussian"))
     problem, points, _, folds = _curve("soft", alpha, gamma, gs, limit, *_eta_range(eta))
     states = _solutions_at(problem, points, folds, eta)
+    if not states:
+        _no_solution("soft", eta, points)
     return _branches("soft", problem, states, alpha, eta, gamma, gs)
 
 
@@ -723,7 +818,8 @@ def soft_selection_curve(alpha, *, gamma, gamma_student=None, limit="exact", eta
     alpha, gamma, gamma_student, limit
         As in :func:`soft_selection`.
     eta_range : (float, float), optional
-        Default (-8, 14).
+        Where to follow the branch, ``-100 <= eta_lo < eta_hi``; default (-8, 14).
+        The curve ends earlier where R and Q fall below ``e^-60``.
 
     Returns
     -------
@@ -731,14 +827,14 @@ def soft_selection_curve(alpha, *, gamma, gamma_student=None, limit="exact", eta
     """
     alpha, _, gamma, gs = _check(alpha, 0.0, gamma, gamma_student)
     limit = check_choice(limit, "limit", ("exact", "gaussian"))
-    eta_range = _ETA_RANGE if eta_range is None else tuple(float(e) for e in eta_range)
+    eta_range = _check_eta_range(eta_range)
     return _curve_result("soft", alpha, gamma, gs, limit, eta_range)
 
 
 def hard_selection_curve(alpha, *, gamma, gamma_student=None, eta_range=None):
     """The non-trivial hard-selection branch at fixed alpha (see :func:`soft_selection_curve`)."""
     alpha, _, gamma, gs = _check(alpha, 0.0, gamma, gamma_student)
-    eta_range = _ETA_RANGE if eta_range is None else tuple(float(e) for e in eta_range)
+    eta_range = _check_eta_range(eta_range)
     return _curve_result("hard", alpha, gamma, gs, "exact", eta_range)
 
 
@@ -982,12 +1078,12 @@ def hebb(alpha, eta, *, gamma, gamma_student=None):
 
     Returns
     -------
-    dict
+    HebbOrderParameters
         R, Q, Phi, Delta.
     """
     alpha, eta, gamma, gs = _check(alpha, eta, gamma, gamma_student)
     R, Q, Phi, Delta = _hebb_order_parameters(alpha, eta, gamma, gs)
-    return {"R": float(R), "Q": float(Q), "Phi": Phi, "Delta": Delta}
+    return HebbOrderParameters(R=float(R), Q=float(Q), Phi=Phi, Delta=Delta)
 
 
 def soft_selection_asymptotics(eta, *, gamma, gamma_student=None):
@@ -1003,7 +1099,7 @@ def soft_selection_asymptotics(eta, *, gamma, gamma_student=None):
 
     Returns
     -------
-    dict
+    SoftAsymptotics
         ``R_inf`` and ``c``.
     """
     _, eta, gamma, gs = _check(1.0, eta, gamma, gamma_student)
@@ -1025,7 +1121,14 @@ def soft_selection_asymptotics(eta, *, gamma, gamma_student=None):
     R = float(best.x)
     _, _m1, m, xm, n = averages(R)
     alpha_z = 1.0 / (gs * m - gs * xm / (math.sqrt(gamma) * R))
-    return {"R_inf": R, "c": alpha_z**2 * gs * gs / gamma * 2.0 * n}
+    c = float(alpha_z**2 * gs * gs / gamma * 2.0 * n)
+    if not (math.isfinite(c) and R < 10.0 - 1e-6):
+        # the maximiser ran onto the search bound: <softplus> has no interior maximum
+        raise ValueError(
+            f"no finite large-alpha limit at eta={eta:g}, gamma={gamma:g}, "
+            f"gamma_student={gs:g} (R_inf={R:.6g}, c={c:.6g}); decrease gamma_student / gamma"
+        )
+    return SoftAsymptotics(R_inf=R, c=c)
 
 
 # ----------------------------------------------------------------------------- App. B as printed
@@ -1046,18 +1149,32 @@ def hard_hat_parameters(alpha, eta, *, gamma, gamma_student=None):
 
     Returns
     -------
-    list of dict
+    list of HardHatParameters
         One per non-trivial branch, sorted by decreasing R (as in
-        :func:`hard_selection`): R_hat, Q_hat, z_hat, threshold_density, b,
-        lambda, and the branch's R, Q, free_energy.
+        :func:`hard_selection`).
     """
     alpha, eta, gamma, gs = _check(alpha, eta, gamma, gamma_student)
     problem, points, _, folds = _curve("hard", alpha, gamma, gs, "exact", *_eta_range(eta))
-    out = []
-    for u in _solutions_at(problem, points, folds, eta):
-        R, Q, _z, f, _ = problem.observables(u)
-        out.append({**problem.hat_parameters(u), "R": R, "Q": Q, "free_energy": f})
-    return sorted(out, key=lambda d: -d["R"])
+    out = [problem.hat_parameters(u) for u in _solutions_at(problem, points, folds, eta)]
+    return sorted(out, key=lambda h: -h.R)
+
+
+def _check_hat(R_hat, Q_hat, z_hat, gamma, gamma_student):
+    R_hat = check_real(R_hat, "R_hat", minimum=0.0)
+    Q_hat = check_real(Q_hat, "Q_hat", minimum=0.0)
+    z_hat = check_real(z_hat, "z_hat", maximum=0.0)
+    _, _, g, gs = _check(1.0, 0.0, gamma, gamma_student)
+    return R_hat, Q_hat, z_hat, g, gs
+
+
+def _b_denominator(Q_hat, z_hat, g, gs):
+    D = Q_hat * g * gs + z_hat * gs * gs + g
+    if not (math.isfinite(D) and D != 0.0):
+        raise ValueError(
+            f"z_hat={z_hat:g} makes D = Q_hat gamma gamma~ + z_hat gamma~^2 + gamma = {D:g}; "
+            "it must be finite and non-zero (z_hat > -(Q_hat gamma~ + 1) gamma / gamma~^2)"
+        )
+    return D
 
 
 def _b_weight(Q_hat, R_hat, g, rho, corrected):
@@ -1082,9 +1199,11 @@ def hard_b3_free_energy(
     parameters of :func:`hard_hat_parameters` the corrected form equals the
     re-derived ground-state energy (``docs/derivations/outliers_hard_branches.md``).
     """
-    g, gs = float(gamma), float(gamma if gamma_student is None else gamma_student)
+    R_hat, Q_hat, z_hat, g, gs = _check_hat(R_hat, Q_hat, z_hat, gamma, gamma_student)
+    eta = check_real(eta, "eta")
+    rho = check_real(rho, "rho", minimum=0.0)
     A = Q_hat * gs + 1.0
-    D = Q_hat * g * gs + z_hat * gs * gs + g
+    D = _b_denominator(Q_hat, z_hat, g, gs)
     weight = _b_weight(Q_hat, R_hat, g, rho, corrected)
     return eta * Q_hat + 0.5 * math.log(A) - weight * A * g * gs * gs / (2.0 * D * D)
 
@@ -1094,7 +1213,7 @@ def hard_b4_order_parameters(R_hat, Q_hat, z_hat, *, gamma, gamma_student=None, 
 
     Returns
     -------
-    dict
+    HardB4OrderParameters
         ``R = R^ g~/(Q^ g~ + 1) (1 - z^ g~^2 / D)`` and
         ``J2 = g g~^2 (Q^ + 2 R^2 g) / (2 D^2) + 1 / (Q^ g~ + 1)`` with
         ``D = Q^ g g~ + z^ g~^2 + g`` (``corrected=True``: ``(Q^ + 2 R^2 g)/2``
@@ -1102,12 +1221,12 @@ def hard_b4_order_parameters(R_hat, Q_hat, z_hat, *, gamma, gamma_student=None, 
         ``Q_mean = J2 - 1/(Q^ g~ + 1)`` is the squared length of the posterior
         mean.
     """
-    g, gs = float(gamma), float(gamma if gamma_student is None else gamma_student)
+    R_hat, Q_hat, z_hat, g, gs = _check_hat(R_hat, Q_hat, z_hat, gamma, gamma_student)
     A = Q_hat * gs + 1.0
-    D = Q_hat * g * gs + z_hat * gs * gs + g
+    D = _b_denominator(Q_hat, z_hat, g, gs)
     R = R_hat * gs / A * (1.0 - z_hat * gs * gs / D)
     J2 = g * gs * gs * _b_weight(Q_hat, R_hat, g, 1.0, corrected) / (D * D) + 1.0 / A
-    return {"R": R, "J2": J2, "Q_mean": J2 - 1.0 / A}
+    return HardB4OrderParameters(R=float(R), J2=float(J2), Q_mean=float(J2 - 1.0 / A))
 
 
 _B5_READINGS = {
@@ -1128,9 +1247,23 @@ def hard_b5(eta, *, gamma, reading="cdf"):
     """
     reading = check_choice(reading, "reading", tuple(_B5_READINGS))
     P = _B5_READINGS[reading]
-    eta = float(eta)
-    c = math.sqrt(float(gamma))
+    eta = check_real(eta, "eta", minimum=0.0, include_min=False)
+    gamma = check_real(gamma, "gamma", minimum=0.0, include_min=False)
+    c = math.sqrt(gamma)
     r = math.sqrt(2.0 * eta)
+    try:
+        value = _b5(eta, c, r, P)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise ValueError(
+            f"eq. (B5) overflows the float range at eta={eta:g}, gamma={gamma:g}: its terms "
+            "grow like e^(gamma + 2 eta); eta and gamma must satisfy gamma + 2 eta < ~700"
+        )
+    return value
+
+
+def _b5(eta, c, r, P):
     t1 = (
         2.0
         * c
@@ -1147,7 +1280,32 @@ def hard_b5(eta, *, gamma, reading="cdf"):
 
 
 def hard_b5_roots(*, gamma, reading="cdf", eta_max=10.0, n_grid=4001):
-    """All roots of :func:`hard_b5` in ``0 < eta <= eta_max`` (sign changes on a grid, refined)."""
+    """All roots of :func:`hard_b5` in ``0 < eta <= eta_max`` (sign changes on a grid, refined).
+
+    Parameters
+    ----------
+    gamma : float
+        > 0.
+    reading : {"cdf", "erf"}, default="cdf"
+        See :func:`hard_b5`.
+    eta_max : float, default=10.0
+        End of the scan, ``1e-6 < eta_max``, with ``gamma + 2 eta_max`` inside
+        the float range of eq. (B5).
+    n_grid : int, default=4001
+        Grid points of the scan, in [2, 10**7].
+
+    Returns
+    -------
+    tuple of float
+    """
+    eta_max = check_real(eta_max, "eta_max", minimum=1e-6, include_min=False)
+    n_grid = check_int(n_grid, "n_grid", minimum=2, maximum=10**7)
+    try:
+        hard_b5(eta_max, gamma=gamma, reading=reading)
+    except ValueError as exc:
+        if "overflows" not in str(exc):
+            raise
+        raise ValueError(f"eta_max={eta_max:g} is too large: {exc}") from None
     grid = np.linspace(1e-6, eta_max, n_grid)
     vals = np.array([hard_b5(e, gamma=gamma, reading=reading) for e in grid])
     roots = []

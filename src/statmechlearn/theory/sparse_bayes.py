@@ -34,25 +34,36 @@ Generalisation errors (eqs. 11 and 18) are closed-form for the activations
 
     eps_SBC   = kappa + (1 - 2 kappa) arccos(R / sqrt(Q (C_t + width^2))) / pi
     eps_Gibbs = kappa + (1 - 2 kappa) arccos(R / sqrt(C (C_t + width^2))) / pi
+
+The output channel (:class:`SmoothedStepActivation`) and the spike-and-slab
+beliefs with their pruning-condition solver (:func:`belief_moments`,
+:func:`match_pruning`) are shared with the message-passing estimator
+(:mod:`statmechlearn.linear`) and the teacher (:mod:`statmechlearn.models`),
+which import them from here.
 """
 
 import math
+import numbers
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from statmechlearn._core.channels import SmoothedStepActivation
 from statmechlearn._core.exceptions import ConvergenceWarning
-from statmechlearn._core.spike_slab import belief_moments, match_pruning
-from statmechlearn._core.validation import check_int, check_real
+from statmechlearn._core.saddle import damped_fixed_point
+from statmechlearn._core.validation import check_array_finite, check_int, check_real
+from statmechlearn.theory._channels import SmoothedStepActivation
+from statmechlearn.theory._spike_slab import belief_moments, match_pruning
 
 __all__ = [
     "ReplicaSolution",
+    "SmoothedStepActivation",
     "StateEvolution",
+    "belief_moments",
     "free_entropy",
     "generalization_error",
     "gibbs_error",
+    "match_pruning",
     "replica",
     "state_evolution",
 ]
@@ -74,15 +85,44 @@ def _check(alpha, C, C_t, kappa, width):
     return alpha, C, C_t, kappa, width
 
 
+def _check_values(x, name):
+    x = check_array_finite(x, name)
+    if x.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    return x
+
+
+def _check_overlap(R, norm, norm_name, C_t):
+    """``R`` with ``|R| <= sqrt(norm C_t)`` (Cauchy-Schwarz), ``norm`` (Q or C) >= 0."""
+    R = _check_values(R, "R")
+    norm = _check_values(norm, norm_name)
+    if np.any(norm < 0):
+        raise ValueError(f"{norm_name} must be >= 0, got minimum {norm.min():g}")
+    try:
+        bound = np.sqrt(norm * C_t) + np.zeros_like(R)
+    except ValueError:
+        raise ValueError(
+            f"R and {norm_name} must broadcast together, got shapes {R.shape} and {norm.shape}"
+        ) from None
+    # R = w_o.m / N of a student m with m.m / N = norm and a teacher with w_o.w_o / N = C_t.
+    if np.any(np.abs(R) > bound * (1.0 + 1e-9) + 1e-300):
+        raise ValueError(
+            f"R must satisfy |R| <= sqrt({norm_name} C_t) (Cauchy-Schwarz), got R up to "
+            f"{np.max(np.abs(R)):g} with sqrt({norm_name} C_t) = {np.min(bound):g}"
+        )
+    return R, norm
+
+
 def generalization_error(R, Q, *, C_t, kappa, width=0.0):
     """Generalisation error of the Bayes (SBC) prediction, eq. (11).
 
     Parameters
     ----------
     R, Q : float or ndarray
-        Teacher–student overlap and self-overlap of ``m = <c w>``.
+        Teacher–student overlap and self-overlap of ``m = <c w>``; ``Q >= 0``
+        and ``|R| <= sqrt(Q C_t)`` (Cauchy–Schwarz).
     C_t : float
-        Teacher's fraction of relevant components (``|w_o|^2 / N``).
+        Teacher's fraction of relevant components (``|w_o|^2 / N``), in ``(0, 1]``.
     kappa, width : float
         Activation ``kappa + (1 - 2 kappa) Phi(u / width)`` (width 0: step).
 
@@ -92,7 +132,10 @@ def generalization_error(R, Q, *, C_t, kappa, width=0.0):
         ``kappa + (1 - 2 kappa) arccos(R / sqrt(Q (C_t + width^2))) / pi``; 1/2
         where ``Q = 0`` (no information).
     """
-    return SmoothedStepActivation(kappa, width).sign_error(R, Q, C_t)
+    act = SmoothedStepActivation(kappa, width)
+    C_t = check_real(C_t, "C_t", minimum=0.0, maximum=1.0, include_min=False)
+    R, Q = _check_overlap(R, Q, "Q", C_t)
+    return act.sign_error(R, Q, C_t)
 
 
 def gibbs_error(R, C, *, C_t, kappa, width=0.0):
@@ -101,9 +144,9 @@ def gibbs_error(R, C, *, C_t, kappa, width=0.0):
     Parameters
     ----------
     R : float or ndarray
-        Teacher–student overlap.
+        Teacher–student overlap, ``|R| <= sqrt(C C_t)``.
     C : float
-        Student's active fraction (a sample has ``|c w|^2 / N = C``).
+        Student's active fraction (a sample has ``|c w|^2 / N = C``), in ``(0, 1]``.
     C_t, kappa, width : float
         As in :func:`generalization_error`.
 
@@ -112,7 +155,11 @@ def gibbs_error(R, C, *, C_t, kappa, width=0.0):
     float or ndarray
         ``kappa + (1 - 2 kappa) arccos(R / sqrt(C (C_t + width^2))) / pi``.
     """
-    return SmoothedStepActivation(kappa, width).sign_error(R, C, C_t)
+    act = SmoothedStepActivation(kappa, width)
+    C = check_real(C, "C", minimum=0.0, maximum=1.0, include_min=False)
+    C_t = check_real(C_t, "C_t", minimum=0.0, maximum=1.0, include_min=False)
+    R, C = _check_overlap(R, C, "C", C_t)
+    return act.sign_error(R, C, C_t)
 
 
 def _ratio(R, Q):
@@ -190,21 +237,28 @@ class StateEvolution:
     eps_gibbs: np.ndarray
 
 
-def _iterate(alpha, C, C_t, act, R, Q, n_iter, damping=0.0, tol=None):
-    rows = []
-    A = lam = None
-    for _ in range(n_iter):
-        q_hat, r_hat = _output_hats(R, Q, alpha, C, C_t, act)
-        Q_new, R_new, A, lam = _input_side(q_hat, r_hat, C, C_t, A, lam)
-        if damping:
-            Q_new = damping * Q + (1.0 - damping) * Q_new
-            R_new = damping * R + (1.0 - damping) * R_new
-        change = max(abs(Q_new - Q), abs(R_new - R))
-        R, Q = R_new, Q_new
-        rows.append((R, Q, r_hat, q_hat, A, lam))
-        if tol is not None and change < tol:
-            break
-    return rows
+class _StateEvolutionStep:
+    """One update ``(R, Q) -> (R', Q')``, eqs. (47)-(55).
+
+    Keeps the conjugates of the last update, and warm-starts the prior's
+    tuning ``(A, lam)`` from it.
+    """
+
+    def __init__(self, alpha, C, C_t, act):
+        self.problem = (alpha, C, C_t, act)
+        self.r_hat = self.q_hat = self.A = self.lam = None
+
+    def __call__(self, x):
+        alpha, C, C_t, act = self.problem
+        R, Q = x
+        self.q_hat, self.r_hat = _output_hats(R, Q, alpha, C, C_t, act)
+        Q_new, R_new, self.A, self.lam = _input_side(
+            self.q_hat, self.r_hat, C, C_t, self.A, self.lam
+        )
+        return np.array([R_new, Q_new])
+
+    def row(self, x):
+        return (x[0], x[1], self.r_hat, self.q_hat, self.A, self.lam)
 
 
 def state_evolution(alpha, C, *, C_t, kappa, n_iter, width=0.0):
@@ -234,8 +288,13 @@ def state_evolution(alpha, C, *, C_t, kappa, n_iter, width=0.0):
     alpha, C, C_t, kappa, width = _check(alpha, C, C_t, kappa, width)
     n_iter = check_int(n_iter, "n_iter", minimum=0)
     act = SmoothedStepActivation(kappa, width)
+    step = _StateEvolutionStep(alpha, C, C_t, act)
+    x = np.zeros(2)
     rows = [(0.0, 0.0, np.nan, np.nan, np.nan, np.nan)]
-    rows += _iterate(alpha, C, C_t, act, 0.0, 0.0, n_iter)
+    # a trajectory of exactly n_iter updates, as the algorithm runs: not a solve to convergence
+    for _ in range(n_iter):
+        x = step(x)
+        rows.append(step.row(x))
     R, Q, r_hat, q_hat, A, lam = (np.array(c, dtype=float) for c in zip(*rows, strict=True))
     return StateEvolution(
         alpha=alpha,
@@ -267,14 +326,35 @@ def free_entropy(R, Q, R_hat, Q_hat, F, lam, *, alpha, C, C_t, kappa, width=0.0)
     Parameters
     ----------
     R, Q, R_hat, Q_hat, F, lam : float
-        Order parameters and conjugates (``F + Q_hat > 0``).
+        Order parameters and conjugates: ``Q`` in ``[0, C]``, ``|R| <= sqrt(Q
+        C_t)``, ``Q_hat >= 0``, ``F + Q_hat > 0``; ``lam`` finite, or ``+inf``
+        when ``C = 1``.
     alpha, C, C_t, kappa, width : float
         The problem, as in :func:`state_evolution`.
 
     Returns
     -------
     float
+        ``-inf`` on the boundary ``Q = 0`` or ``Q = C``.
     """
+    alpha, C, C_t, kappa, width = _check(alpha, C, C_t, kappa, width)
+    R, Q, R_hat, Q_hat, F = (
+        check_real(v, name)
+        for v, name in zip((R, Q, R_hat, Q_hat, F), ("R", "Q", "R_hat", "Q_hat", "F"), strict=True)
+    )
+    lam = _check_lam(lam, C)
+    if not 0.0 <= Q <= C:
+        raise ValueError(f"Q must be in [0, C] = [0, {C:g}], got {Q!r}")
+    if Q_hat < 0:
+        raise ValueError(f"Q_hat must be >= 0, got {Q_hat!r}")
+    if F + Q_hat <= 0:
+        raise ValueError(f"F must satisfy F + Q_hat > 0 (the prior's precision), got F = {F!r}")
+    _check_overlap(R, Q, "Q", C_t)
+    return _free_entropy(R, Q, R_hat, Q_hat, F, lam, alpha, C, C_t, kappa, width)
+
+
+def _free_entropy(R, Q, R_hat, Q_hat, F, lam, alpha, C, C_t, kappa, width):
+    """:func:`free_entropy` without the checks; ``-inf`` outside the domain."""
     act = SmoothedStepActivation(kappa, width)
     A = F + Q_hat
     if A <= 0 or Q_hat < 0 or Q <= 0 or Q >= C:
@@ -296,6 +376,12 @@ def free_entropy(R, Q, R_hat, Q_hat, F, lam, *, alpha, C, C_t, kappa, width=0.0)
     conj = -R_hat * R + 0.5 * Q_hat * Q + 0.5 * F * C + lam_term
     binary = -C * math.log(C) - (1.0 - C) * math.log1p(-C) if C < 1 else 0.0
     return float(energy + conj + entropy - 0.5 * C - binary)
+
+
+def _check_lam(lam, C):
+    if isinstance(lam, numbers.Real) and not isinstance(lam, bool) and lam == math.inf and C == 1:
+        return math.inf
+    return check_real(lam, "lam (finite; +inf only when C = 1)")
 
 
 @dataclass(frozen=True)
@@ -360,31 +446,34 @@ def replica(alpha, C, *, C_t, kappa, width=0.0, tol=1e-12, max_iter=20000):
     width : float, default=0.0
         Probit width (0: step).
     tol : float, default=1e-12
-        Convergence of ``R`` and ``Q`` between iterations.
+        Convergence of ``R`` and ``Q`` between iterations, > 0.
     max_iter : int, default=20000
-        Iterations per start.
+        Iterations per start, >= 1.
 
     Returns
     -------
     ReplicaSolution
     """
     alpha, C, C_t, kappa, width = _check(alpha, C, C_t, kappa, width)
+    tol = check_real(tol, "tol", minimum=0.0, include_min=False)
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
     act = SmoothedStepActivation(kappa, width)
     found = []
     for start in (0.0, 0.999 * min(C, C_t)):
-        rows = _iterate(alpha, C, C_t, act, start, start, max_iter, tol=tol)
-        R, Q, r_hat, q_hat, A, lam = rows[-1]
-        if len(rows) == max_iter:
+        step = _StateEvolutionStep(alpha, C, C_t, act)
+        res = damped_fixed_point(
+            step, [start, start], tol=tol, max_iter=max_iter, raise_on_failure=False
+        )
+        R, Q, r_hat, q_hat, A, lam = (float(v) for v in step.row(res.x))
+        if not res.converged:
             warnings.warn(
                 f"replica: state evolution from R=Q={start:g} not converged in {max_iter} "
                 f"iterations at alpha={alpha:g}, C={C:g} (R={R:.6g}, Q={Q:.6g})",
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        phi = free_entropy(
-            R, Q, r_hat, q_hat, A - q_hat, lam, alpha=alpha, C=C, C_t=C_t, kappa=kappa, width=width
-        )
-        found.append((phi, R, Q, r_hat, q_hat, A, lam, len(rows)))
+        phi = _free_entropy(R, Q, r_hat, q_hat, A - q_hat, lam, alpha, C, C_t, kappa, width)
+        found.append((phi, R, Q, r_hat, q_hat, A, lam, res.n_iter))
     best = max(found, key=lambda f: f[0])
     others = tuple(
         (f[1], f[2], f[0]) for f in found if f is not best and abs(f[2] - best[2]) > 1e-6
