@@ -41,7 +41,7 @@ def ib_vs_dit():
     J = np.zeros((3, 3))
     for a, b in [(0, 0), (0, 2), (1, 2), (2, 1), (2, 2)]:
         J[a, b] = 0.2
-    ours = best_of(lambda: InformationBottleneck(beta_max=10, random_state=0).fit(J), 3)
+    ours = best_of(lambda: InformationBottleneck(min_temperature=0.1, random_state=0).fit(J), 3)
     dist = dit.Distribution(["00", "02", "12", "21", "22"], [0.2] * 5)
     start = time.perf_counter()
     IBCurve(dist, beta_max=10)

@@ -275,11 +275,11 @@ def test_da_reaches_the_rs_ground_state():
         S, _ = model.sample(N, random_state=seed)
         m = EqualWidthMixture(sigma=sigma, random_state=seed, tol=1e-9, max_iter=2000).fit(S)
         op = model.order_parameters(m.splitting_vector_)
-        r.append(abs(op.r))
-        q.append(op.q)
+        r.append(abs(op.R))
+        q.append(op.Q)
     se_r, se_q = np.std(r, ddof=1) / math.sqrt(6), np.std(q, ddof=1) / math.sqrt(6)
-    assert abs(np.mean(r) - ground.r) < 4 * se_r + 0.02
-    assert abs(np.mean(q) - ground.q) < 4 * se_q + 0.1
+    assert abs(np.mean(r) - ground.R) < 4 * se_r + 0.02
+    assert abs(np.mean(q) - ground.Q) < 4 * se_q + 0.1
 
 
 @pytest.mark.parametrize(

@@ -23,15 +23,15 @@ from statmechlearn.cluster import (
 from statmechlearn.cluster._distributional import (
     _ib_fixed_point,
     _KLClustering,
-    critical_temperature,
+    kl_critical_temperature,
 )
 from statmechlearn.cluster._maxent import (
     anneal,
     effective_clusters,
-    geometric_schedule,
     gibbs_assignments,
     solve_fixed_point,
 )
+from statmechlearn.cluster._schedule import geometric_schedule
 
 # The issue's example: {00, 02, 12, 21, 22}, each 1/5.
 JOINT = np.zeros((3, 3))
@@ -98,7 +98,7 @@ def test_kl_critical_temperature_separates_stable_from_split():
     counts = rng.poisson(rng.uniform(1, 10, size=(2, 6))[rng.integers(0, 2, 40)])
     cond = (counts + 1) / (counts + 1).sum(axis=1, keepdims=True)
     w = np.full(40, 1 / 40)
-    t_c = critical_temperature(cond, w)
+    t_c = kl_critical_temperature(cond, w)
     for mass_constrained in (False, True):
         model = _KLClustering(cond, w, mass_constrained)
         for factor, expected in ((1.1, 1), (0.9, 2)):
@@ -153,7 +153,7 @@ def test_rate_distortion_rejects_bad_input():
 
 @pytest.fixture(scope="module")
 def ib_path():
-    return InformationBottleneck(beta_max=10, random_state=0).fit(JOINT)
+    return InformationBottleneck(min_temperature=1 / 10, random_state=0).fit(JOINT)
 
 
 def test_ib_reaches_the_issues_optimum_at_beta_10(ib_path):
@@ -167,10 +167,10 @@ def test_ib_first_transition_at_inverse_second_singular_value_squared(ib_path):
     s = np.linalg.svd(JOINT / np.sqrt(np.outer(px, py)), compute_uv=False)
     assert s[0] == pytest.approx(1.0)
     beta_c = 1 / s[1] ** 2
-    assert ib_path.critical_beta_ == pytest.approx(beta_c) == pytest.approx(2.0)
-    first = ib_path.transitions_[0]
+    assert 1 / ib_path.critical_temperature_ == pytest.approx(beta_c) == pytest.approx(2.0)
+    first = 1 / ib_path.transitions_[0]
     assert beta_c < first <= beta_c * 1.05 * (1 + 1e-12)
-    below = ib_path.beta_ < beta_c
+    below = 1 / np.asarray(ib_path.path_.temperature) < beta_c
     assert np.all(ib_path.information_xt_[below] < 1e-6)  # critical slowing just below
 
 
@@ -211,14 +211,16 @@ def test_ib_input_rules():
         InformationBottleneck(normalize=False).fit(JOINT * 2)
     with pytest.raises(ValueError, match="integer counts"):
         InformationBottleneck().fit(JOINT * 1.5)
-    ib = InformationBottleneck(beta_max=10, random_state=0, normalize=True).fit(JOINT * 1.5)
+    ib = InformationBottleneck(min_temperature=0.1, random_state=0, normalize=True).fit(JOINT * 1.5)
     assert ib.information_ty_[-1] == pytest.approx(0.5702, abs=1e-4)
-    counts = InformationBottleneck(beta_max=10, random_state=0).fit(JOINT * 5)
+    counts = InformationBottleneck(min_temperature=0.1, random_state=0).fit(JOINT * 5)
     assert counts.information_xt_[-1] == pytest.approx(1.5129, abs=1e-4)
     with pytest.raises(ValueError, match="rows of zeros"):
         InformationBottleneck().fit(np.array([[1, 1], [0, 0]]))
-    with pytest.raises(InvalidParameterError, match="beta_max"):
-        InformationBottleneck(beta_max=0).fit(JOINT)
+    with pytest.raises(InvalidParameterError, match="min_temperature"):
+        InformationBottleneck(min_temperature=0).fit(JOINT)
+    with pytest.raises(InvalidParameterError, match="cooling_rate"):
+        InformationBottleneck(cooling_rate=1.05).fit(JOINT)
     with pytest.raises(ValueError, match="Negative values"):
         InformationBottleneck().fit(-JOINT)
 
@@ -272,7 +274,7 @@ def test_annealing_splits_the_cluster_that_goes_unstable_first():
     counts, labels = _multinomial_objects(rng)
     cond = counts / counts.sum(axis=1, keepdims=True)
     est = HistogramClustering(3, random_state=0).fit(counts)
-    t_group = [critical_temperature(cond[labels == g], np.full(4, 0.25)) for g in (0, 1)]
+    t_group = [kl_critical_temperature(cond[labels == g], np.full(4, 0.25)) for g in (0, 1)]
     first = int(np.argmax(t_group))
     split = est.labels_[labels == first]
     assert len(set(split.tolist())) == 2 and len(set(est.labels_[labels != first].tolist())) == 1
@@ -309,8 +311,8 @@ def test_histogram_clustering_bad_input():
         HistogramClustering(4).fit(good)
     with pytest.raises(ValueError, match="NaN"):
         HistogramClustering().fit(np.array([[1, np.nan], [2, 2]]))
-    with pytest.raises(InvalidParameterError, match="cooling"):
-        HistogramClustering(cooling=1.0).fit(good)
+    with pytest.raises(InvalidParameterError, match="cooling_rate"):
+        HistogramClustering(cooling_rate=1.0).fit(good)
     est = HistogramClustering(random_state=0).fit(good)
     with pytest.raises(ValueError, match="features"):
         est.predict(np.ones((2, 3)))
@@ -328,7 +330,7 @@ _DOMAIN = {
     [
         HistogramClustering(random_state=0),
         HistogramClustering(method="map", random_state=0),
-        InformationBottleneck(beta_max=5, normalize=True, random_state=0),
+        InformationBottleneck(min_temperature=1 / 5, normalize=True, random_state=0),
     ],
     expected_failed_checks=lambda est: _DOMAIN,
 )

@@ -149,8 +149,8 @@ def test_bad_dissimilarities():
         PairwiseClustering(5).fit(D)
     with pytest.raises(ValueError, match="metric must be"):
         PairwiseClustering(metric="nope").fit(D)
-    with pytest.raises(InvalidParameterError, match="T_min"):
-        PairwiseClustering(T_min=-1.0).fit(D)
+    with pytest.raises(InvalidParameterError, match="min_temperature"):
+        PairwiseClustering(min_temperature=-1.0).fit(D)
     asym = D.copy()
     asym[0, 1] += 0.5
     with pytest.warns(UserWarning, match="not symmetric"):

@@ -194,7 +194,7 @@ def test_unnormalised_partitioning_prefers_balanced_clusters_normalised_does_not
 
 def test_graph_partitioning_warns_when_fewer_clusters_separate():
     D = np.ones((6, 6)) - np.eye(6)
-    model = CorrelationClustering(3, cost="normalized_graph_partitioning", T_min=10.0)
+    model = CorrelationClustering(3, cost="normalized_graph_partitioning", min_temperature=10.0)
     with pytest.warns(ConvergenceWarning, match="clusters separated"):
         model.fit(D)
 
@@ -221,8 +221,8 @@ def test_bad_parameters_are_named():
         CorrelationClustering(cost="modularity").fit(D)
     with pytest.raises(ValueError, match="n_clusters=4 must be <= n_samples=3"):
         LeastAngleClustering(4).fit(np.eye(3))
-    with pytest.raises(InvalidParameterError, match="T_min"):
-        LeastAngleClustering(T_min=-1.0).fit(np.eye(3))
+    with pytest.raises(InvalidParameterError, match="min_temperature"):
+        LeastAngleClustering(min_temperature=-1.0).fit(np.eye(3))
 
 
 def test_correlation_caps_its_upper_bound_at_n_samples():

@@ -106,7 +106,8 @@ def test_smooth_kmeans_segments_better_than_kmeans(seed):
     # sigma = 0.7 with levels one apart: pixel-wise k-means cannot exceed ~0.7
     assert a_km < 0.75 and a_sk > 0.9
     assert sk.cost_ >= sk.inertia_
-    assert sk.temperatures_[0] == sk.temperatures_.max()  # restarts resume lower down
+    temps = np.asarray(sk.path_.temperature)
+    assert temps[0] == temps.max()  # restarts resume lower down
 
 
 def test_smooth_kmeans_without_graph_is_annealed_kmeans():

@@ -40,10 +40,10 @@ def test_map_unfolds_at_the_predicted_critical_temperature(grid_shape, seed):
     t_c = topographic_critical_temperature(X, grid_transmission(model.fit(X).grid_, 0.8))
     assert model.critical_temperature_ == pytest.approx(t_c)
 
-    above = TopologicalVQ(**{**model.get_params(), "T_min": 1.1 * t_c}).fit(X)
+    above = TopologicalVQ(**{**model.get_params(), "min_temperature": 1.1 * t_c}).fit(X)
     spread = np.ptp(above.cluster_centers_, axis=0)
     assert np.all(spread < 1e-3)
-    below = TopologicalVQ(**{**model.get_params(), "T_min": 0.9 * t_c}).fit(X)
+    below = TopologicalVQ(**{**model.get_params(), "min_temperature": 0.9 * t_c}).fit(X)
     spread = np.ptp(below.cluster_centers_, axis=0)
     assert spread[0] > 0.05 and spread[0] > 10 * spread[1]
 

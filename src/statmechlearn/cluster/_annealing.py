@@ -6,27 +6,32 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
+from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
+from statmechlearn._core.validation import RANDOM_STATE
+from statmechlearn.cluster._checks import check_scale, validate_X
 from statmechlearn.cluster._gibbs import (
     gibbs_fixed_point,
     gibbs_pass,
     gibbs_statistics,
     posterior,
-    squared_distances,
     statistics_from_pass,
 )
+from statmechlearn.cluster._schedule import GeometricSchedule, run_schedule
+from statmechlearn.theory.annealing import critical_temperature
 
 __all__ = ["AnnealingPath", "DeterministicAnnealing"]
-
-# The adaptive schedule lands this far below a pending critical temperature:
-# a split pair grows by about T_c/T per iteration, so landing at 0.99 T_c would
-# cost hundreds of iterations of critical slowing down for no better a path.
-_SPLIT_MARGIN = 0.05
 
 
 @dataclass
@@ -102,7 +107,9 @@ def _coincident(centers, scale, rtol=1e-3):
     return gap <= (rtol * scale) ** 2
 
 
-class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
+class DeterministicAnnealing(
+    ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     """Maximum-entropy clustering by deterministic annealing (squared Euclidean).
 
     The assignment of a point ``x`` to code vector ``y_k`` is the Gibbs
@@ -137,14 +144,18 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
     init : array-like of shape (n_clusters, n_features), default=None
         Starting code vectors when ``anneal=False``; None draws
         ``n_clusters`` distinct data points with ``random_state``.
-    min_temperature : float, default=None
-        Temperature floor of the schedule; None means ``1e-3 T_c``.
+    max_temperature : float or "auto", default="auto"
+        First temperature of the schedule; "auto" is ``1.1 T_c``, just above
+        the first split.
+    min_temperature : float or "auto", default="auto"
+        Temperature floor of the schedule; "auto" is ``1e-3 T_c``.
     cooling_rate : float, default=0.9
         Factor ``0 < a < 1`` with ``T <- a T`` between temperatures.
     adaptive : bool, default=True
         If True the step is shortened so that the next temperature lands just
         below (``0.95`` times) the highest pending critical temperature of a
-        cluster, so that no split is skipped by a coarse schedule.
+        cluster, so that no split is skipped by a coarse schedule (the
+        refinement of :class:`~statmechlearn.cluster._schedule.GeometricSchedule`).
     max_iter : int, default=300
         Maximum passes over the data per temperature. Annealing extrapolates
         the fixed-point iteration (SQUAREM) where that lowers the free
@@ -155,7 +166,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         reached when the squared Frobenius norm of the change of the code
         vectors in one iteration is below ``tol`` times the mean per-feature
         variance of X.
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
         Seeds the perturbations that break symmetry at splits and the random
         ``init``.
 
@@ -217,12 +228,13 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         "anneal": ["boolean"],
         "temperature": [Interval(Real, 0, None, closed="neither"), None],
         "init": ["array-like", None],
-        "min_temperature": [Interval(Real, 0, None, closed="neither"), None],
+        "max_temperature": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "min_temperature": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "cooling_rate": [Interval(Real, 0, 1, closed="neither")],
         "adaptive": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
@@ -233,7 +245,8 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         anneal=True,
         temperature=None,
         init=None,
-        min_temperature=None,
+        max_temperature="auto",
+        min_temperature="auto",
         cooling_rate=0.9,
         adaptive=True,
         max_iter=300,
@@ -245,6 +258,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         self.anneal = anneal
         self.temperature = temperature
         self.init = init
+        self.max_temperature = max_temperature
         self.min_temperature = min_temperature
         self.cooling_rate = cooling_rate
         self.adaptive = adaptive
@@ -269,7 +283,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         self : DeterministicAnnealing
             Fitted estimator.
         """
-        X = validate_data(self, X, dtype=np.float64)
+        X = check_scale(validate_X(self, X, dtype=np.float64))
         n = X.shape[0]
         if self.n_clusters > n:
             raise ValueError(
@@ -283,7 +297,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         self._train_mean = mean
         self._x_sq = np.einsum("ij,ij->i", X, X)
         cov = np.atleast_2d(np.cov(X, rowvar=False, bias=True))
-        self.critical_temperature_ = float(2.0 * np.linalg.eigvalsh(cov)[-1])
+        self.critical_temperature_ = critical_temperature(cov)
         self._scale = max(float(np.trace(cov)), np.finfo(float).tiny)
         # as KMeans: relative to the mean per-feature variance
         self._variance = self._scale / X.shape[1]
@@ -365,6 +379,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
                     f"init must be a finite array of shape (n_clusters, n_features) = "
                     f"({self.n_clusters}, {X.shape[1]}), got shape {centers.shape}"
                 )
+            check_scale(centers, "init")
             centers = centers - self._train_mean
         T = float(self.temperature)
         log_w = np.full(self.n_clusters, -np.log(self.n_clusters))
@@ -380,24 +395,40 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         if Tc <= 0.0:
             if K_max > 1:
                 warnings.warn(
-                    "X is constant (no critical temperature): one code vector at the "
-                    f"mean instead of n_clusters={K_max}",
+                    "X is constant (no critical temperature): "
+                    f"{'one code vector' if self.mass_constrained else 'every code vector'} "
+                    f"at the mean instead of n_clusters={K_max} distinct ones",
                     UserWarning,
                     stacklevel=3,
                 )
-            centers, log_w = mean[None, :].copy(), np.zeros(1)
-            self.temperature_ = float(self.min_temperature or 1.0)
+            if self.mass_constrained:
+                centers, log_w = mean[None, :].copy(), np.zeros(1)
+            else:
+                # unconstrained DA keeps all its code vectors; here they all coincide
+                centers, log_w = (
+                    np.repeat(mean[None, :], K_max, axis=0),
+                    np.full(K_max, -np.log(K_max)),
+                )
+            floor = self.min_temperature
+            self.temperature_ = 1.0 if floor == "auto" else float(floor)
             self._record(X, centers, log_w, self.temperature_)
             return centers, log_w
-        T_floor = self.min_temperature if self.min_temperature is not None else 1e-3 * Tc
-        T = max(1.1 * Tc, T_floor)
+        T_floor = 1e-3 * Tc if self.min_temperature == "auto" else float(self.min_temperature)
+        T_start = 1.1 * Tc if self.max_temperature == "auto" else float(self.max_temperature)
         if self.mass_constrained:
             centers, log_w = mean[None, :].copy(), np.zeros(1)
         else:
             centers = np.repeat(mean[None, :], K_max, axis=0)
             log_w = np.full(K_max, -np.log(K_max))
-        while True:
-            centers, log_w = self._iterate(X, centers, log_w, T)
+
+        # The engine's state: code vectors, log-weights, the path statistics of the last
+        # Gibbs pass (None once a merge or split made them stale), pending split candidates.
+        def solve(state, T):
+            centers, log_w = self._iterate(X, state[0], state[1], T)
+            return centers, log_w, None, []
+
+        def transition(state, T):
+            centers, log_w, _, _ = state
             stats = self._statistics(X, centers, log_w, T)
             if self.mass_constrained:
                 n_before = len(centers)
@@ -408,17 +439,21 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
             if any(c[0] > T for c in candidates):
                 centers, log_w, candidates = self._split(X, centers, log_w, T, rng, candidates)
                 stats = None
+            return centers, log_w, stats, candidates
+
+        def record(state, T):
+            self._record(X, state[0], state[1], T, state[2])
+
+        (centers, log_w, _, _), temps = run_schedule(
+            (centers, log_w, None, []),
+            GeometricSchedule(T_start, T_floor, self.cooling_rate),
+            solve=solve,
+            transition=transition,
+            record=record,
             # the halves of a new split report their critical temperatures at the next T
-            pending = [c[0] for c in candidates] if self.adaptive else []
-            self._record(X, centers, log_w, T, stats)
-            if T_floor >= T:
-                break
-            T_next = max(self.cooling_rate * T, T_floor)
-            below = [Tc_k for Tc_k in pending if T_next < Tc_k * (1 - _SPLIT_MARGIN) < T]
-            if below:
-                T_next = max(below) * (1 - _SPLIT_MARGIN)
-            T = T_next
-        self.temperature_ = float(T)
+            critical=(lambda state: [c[0] for c in state[3]]) if self.adaptive else None,
+        )
+        self.temperature_ = float(temps[-1])
         if self.path_.n_clusters[-1] < K_max:
             warnings.warn(
                 f"reached min_temperature={T_floor:.4g} with {self.path_.n_clusters[-1]} "
@@ -555,7 +590,7 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
     def _validate(self, X):
         """Validated X, shifted by the training mean like the fit's distances."""
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False) - self._train_mean
+        return validate_X(self, X, dtype=np.float64, reset=False) - self._train_mean
 
     def predict_proba(self, X):
         """Gibbs assignment probabilities at the final temperature.
@@ -582,6 +617,11 @@ class DeterministicAnnealing(ClusterMixin, TransformerMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         return self.predict_proba(X).argmax(axis=1)
+
+    @property
+    def _n_features_out(self):
+        """Number of output columns of :meth:`transform` (for ``get_feature_names_out``)."""
+        return self.cluster_centers_.shape[0]
 
     def transform(self, X):
         """Euclidean distances to the code vectors (as ``KMeans.transform``).

@@ -27,17 +27,20 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.information import xlogy_sum
+from statmechlearn._core.rng import check_random_state
+from statmechlearn._core.validation import RANDOM_STATE, check_array_finite, check_int, check_real
+from statmechlearn.cluster._checks import validate_X
 from statmechlearn.cluster._maxent import (
     anneal,
     assignment_entropy,
-    geometric_schedule,
     gibbs_assignments,
     run_annealing,
     solve_fixed_point,
 )
+from statmechlearn.cluster._schedule import GeometricSchedule, geometric_schedule
 
 __all__ = [
     "HistogramClustering",
@@ -87,7 +90,7 @@ def _centroids(P, cond, weights):
     return q, mass
 
 
-def critical_temperature(cond, weights):
+def kl_critical_temperature(cond, weights):
     """First critical temperature of KL clustering: ``lambda_max`` of the weighted covariance of
     ``u_j = p(j|i) / sqrt(qbar_j)`` (see the module docstring).
 
@@ -153,7 +156,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
     assignments become hard and the cost is the notes' ``R``.
     ``method="annealing"`` lowers ``T`` geometrically from above the first
     critical temperature (computed from the data, see
-    :func:`critical_temperature`) to ``T_min``, splitting a cluster when it
+    :func:`kl_critical_temperature`) to ``min_temperature``, splitting a cluster when it
     becomes unstable (Rose's scheme, shared with the other clusterers of
     this family); ``method="map"`` is the hard
     variant (``T = 0``: assign each object to the nearest cluster histogram,
@@ -163,9 +166,12 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int, default=2
     method : {"annealing", "map"}, default="annealing"
-    T_min : float, default=1e-3
+    max_temperature : float or "auto", default="auto"
+        First temperature of the annealing; "auto" is twice the critical
+        temperature (at least twice ``min_temperature``).
+    min_temperature : float, default=1e-3
         Last temperature of the annealing (in nats of KL divergence).
-    cooling : float, default=0.9
+    cooling_rate : float, default=0.9
         Ratio of successive temperatures, in (0, 1).
     smoothing : float, default=0.0
         Pseudo-count added to every bin before normalising (the notes'
@@ -180,7 +186,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
     noise : float, default=1e-3
         Relative size of the uneven sharing that tries to split a cluster in
         two at each temperature (> 0).
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
@@ -212,14 +218,18 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
         "method": [StrOptions({"annealing", "map"})],
-        "T_min": [Interval(numbers.Real, 0, None, closed="neither")],
-        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "min_temperature": [Interval(numbers.Real, 0, None, closed="neither")],
+        "cooling_rate": [Interval(numbers.Real, 0, 1, closed="neither")],
         "smoothing": [Interval(numbers.Real, 0, None, closed="left")],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
@@ -227,8 +237,9 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         n_clusters=2,
         *,
         method="annealing",
-        T_min=1e-3,
-        cooling=0.9,
+        max_temperature="auto",
+        min_temperature=1e-3,
+        cooling_rate=0.9,
         smoothing=0.0,
         n_init=10,
         max_iter=300,
@@ -238,8 +249,9 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
     ):
         self.n_clusters = n_clusters
         self.method = method
-        self.T_min = T_min
-        self.cooling = cooling
+        self.max_temperature = max_temperature
+        self.min_temperature = min_temperature
+        self.cooling_rate = cooling_rate
         self.smoothing = smoothing
         self.n_init = n_init
         self.max_iter = max_iter
@@ -251,7 +263,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         return _positive_only_tags(super().__sklearn_tags__())
 
     def _histograms(self, X, reset):
-        X = validate_data(self, X, dtype=float, reset=reset, ensure_all_finite=True)
+        X = validate_X(self, X, dtype=float, reset=reset, ensure_all_finite=True)
         cond, _ = _check_counts(X + self.smoothing)
         return cond
 
@@ -277,10 +289,14 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         weights = np.full(n, 1.0 / n)
         model = _KLClustering(cond, weights, mass_constrained=True)
-        self.critical_temperature_ = critical_temperature(cond, weights)
+        self.critical_temperature_ = kl_critical_temperature(cond, weights)
         if self.method == "annealing":
-            t_start = max(2.0 * self.critical_temperature_, 2.0 * self.T_min)
-            temps = geometric_schedule(t_start, self.T_min, self.cooling)
+            t_start = (
+                max(2.0 * self.critical_temperature_, 2.0 * self.min_temperature)
+                if self.max_temperature == "auto"
+                else self.max_temperature
+            )
+            temps = GeometricSchedule(t_start, self.min_temperature, self.cooling_rate)
             P, path = run_annealing(
                 "HistogramClustering",
                 model.field,
@@ -304,7 +320,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         cost = _kl_cost(cond, model.neg_h, q)
         self.labels_ = np.argmin(cost, axis=1) if self.method == "map" else np.argmax(P, axis=1)
         self.cost_ = float(np.mean(cost[np.arange(n), self.labels_]))
-        self._T = self.T_min
+        self.temperature_ = float(self.min_temperature)
         return self
 
     def _map(self, cond, model, rng):
@@ -340,7 +356,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         """KL divergence of each count row's histogram to each cluster histogram.
 
         The Gibbs assignment at temperature ``T`` is ``∝ exp(-cost / T)``
-        (:meth:`predict_proba` at ``T_min``); posterior agreement scans ``T``.
+        (:meth:`predict_proba` at ``min_temperature``); posterior agreement scans ``T``.
 
         Parameters
         ----------
@@ -366,7 +382,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         return np.argmin(self._cost(X), axis=1)
 
     def predict_proba(self, X):
-        """Gibbs assignment probabilities at the final temperature ``T_min``.
+        """Gibbs assignment probabilities at the final temperature ``min_temperature``.
 
         Parameters
         ----------
@@ -376,28 +392,29 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_clusters)
         """
-        return gibbs_assignments(self._cost(X), self.T_min)[0]
+        return gibbs_assignments(self._cost(X), self.temperature_)[0]
 
 
 def _check_joint(X, normalize):
     """The joint distribution from ``X`` under the ``normalize`` rule of InformationBottleneck."""
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
-        raise ValueError(f"joint must be 2-dimensional (x by y), got shape {X.shape}")
+        raise ValueError(f"X (the joint p(x, y)) must be 2-dimensional, got shape {X.shape}")
     if not np.all(np.isfinite(X)):
-        raise ValueError("joint must be finite (no NaN or inf)")
+        raise ValueError("X (the joint p(x, y)) must be finite (no NaN or inf)")
     if np.any(X < 0):
-        raise ValueError(f"Negative values in data passed to joint: smallest entry {X.min():g}")
+        raise ValueError(f"Negative values in data passed to X: smallest entry {X.min():g}")
     total = float(X.sum())
     if total <= 0:
-        raise ValueError("joint must have positive total mass")
+        raise ValueError("X (the joint p(x, y)) must have positive total mass")
     sums_to_one = abs(total - 1.0) <= 1e-9
     if normalize is True or sums_to_one:
         return X / total
     if normalize == "auto" and np.all(X == np.round(X)):
         return X / total
     raise ValueError(
-        f"joint must sum to 1 (within 1e-9){' or be integer counts' if normalize == 'auto' else ''}"
+        f"X (the joint p(x, y)) must sum to 1 (within 1e-9)"
+        f"{' or be integer counts' if normalize == 'auto' else ''}"
         f"; got entries summing to {total!r}. Pass normalize=True to divide by the total."
     )
 
@@ -418,7 +435,7 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
     ``p(y|t) = sum_x p(y|x) p(t|x) p(x) / p(t)``, solved by iteration. Here
     ``beta`` grows geometrically from below the first critical value
     ``beta_c = 1 / s_2^2`` (``s_2``: second singular value of
-    ``p(x,y) / sqrt(p(x) p(y))``) to ``beta_max``, each solution starting
+    ``p(x,y) / sqrt(p(x) p(y))``) to ``1 / min_temperature``, each solution starting
     from the previous one; a cluster is split in two when that lowers the
     functional (its copies separate instead of merging back). The curve and
     the values of ``beta`` where the number of clusters grows are recorded. All
@@ -429,10 +446,15 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
     n_clusters : int or None, default=None
         Cardinality of ``T``; None uses the number of rows (``|T| = |X|``
         is always enough).
-    beta_max : float, default=100.0
-        Last ``beta``.
-    growth : float, default=1.05
-        Ratio of successive ``beta``, > 1.
+    max_temperature : float or "auto", default="auto"
+        First temperature ``T = 1/beta``; "auto" is ``2 / beta_c`` (at least
+        twice ``min_temperature``).
+    min_temperature : float, default=0.01
+        Last temperature, ``1 / beta_max`` (the default is ``beta_max = 100``).
+    cooling_rate : float, default=1/1.05
+        Ratio of successive temperatures, in (0, 1): ``beta`` grows by
+        ``1 / cooling_rate`` per step. The schedule is anchored at
+        ``min_temperature``, ``beta = beta_max cooling_rate^k``.
     max_iter : int, default=2000
         Iterations per ``beta``.
     tol : float, default=1e-10
@@ -445,27 +467,30 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         1e-9); ``"auto"``: also integer co-occurrence counts are accepted and
         divided by their total; ``True``: any non-negative ``X`` is divided by
         its total. Anything else is an error, never silently rescaled.
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
     conditional_ : ndarray of shape (n_x, n_found)
-        ``p(t|x)`` at ``beta_max``; the clusters that have separated by then
+        ``p(t|x)`` at ``min_temperature``; the clusters that have separated by then
         (``n_found <= n_clusters``).
     labels_ : ndarray of shape (n_x,)
         ``argmax_t p(t|x)``.
     p_t_ : ndarray of shape (n_found,)
     p_y_given_t_ : ndarray of shape (n_found, n_y)
-    beta_ : ndarray
-        The ``beta`` of the path.
     information_xt_, information_ty_ : ndarray
         ``I(X;T)`` and ``I(T;Y)`` in bits along the path (the IB curve).
     n_effective_ : ndarray of int
         Distinct clusters along the path.
     transitions_ : list of float
-        ``beta`` at which the number of distinct clusters grew.
-    critical_beta_ : float
-        ``1 / s_2^2``, where ``T`` stops being trivial.
+        Temperatures ``1 / beta`` at which the number of distinct clusters grew.
+    critical_temperature_ : float
+        ``s_2^2 = 1 / beta_c``, below which ``T`` stops being trivial.
+    temperature_ : float
+        Last temperature (of :meth:`predict_proba`).
+    path_ : AssignmentPath
+        Temperatures ``1 / beta``, free energies and distinct clusters along
+        the annealing.
     mutual_information_ : float
         ``I(X;Y)`` in bits, the curve's ceiling.
     n_iter_ : int
@@ -475,28 +500,33 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
     >>> import numpy as np
     >>> from statmechlearn.cluster import InformationBottleneck
     >>> joint = np.array([[1, 0, 1], [0, 0, 1], [0, 1, 1]]) / 5
-    >>> ib = InformationBottleneck(beta_max=10, random_state=0).fit(joint)
+    >>> ib = InformationBottleneck(min_temperature=1 / 10, random_state=0).fit(joint)
     >>> round(float(ib.information_ty_[-1]), 3)
     0.57
     """
 
     _parameter_constraints: ClassVar[dict] = {
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "beta_max": [Interval(numbers.Real, 0, None, closed="neither")],
-        "growth": [Interval(numbers.Real, 1, None, closed="neither")],
+        "max_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "min_temperature": [Interval(numbers.Real, 0, None, closed="neither")],
+        "cooling_rate": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
         "normalize": [StrOptions({"auto"}), "boolean"],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
         self,
         n_clusters=None,
         *,
-        beta_max=100.0,
-        growth=1.05,
+        max_temperature="auto",
+        min_temperature=0.01,
+        cooling_rate=1 / 1.05,
         max_iter=2000,
         tol=1e-10,
         noise=1e-3,
@@ -504,8 +534,9 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         random_state=None,
     ):
         self.n_clusters = n_clusters
-        self.beta_max = beta_max
-        self.growth = growth
+        self.max_temperature = max_temperature
+        self.min_temperature = min_temperature
+        self.cooling_rate = cooling_rate
         self.max_iter = max_iter
         self.tol = tol
         self.noise = noise
@@ -530,24 +561,28 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_data(self, X, dtype=float, ensure_all_finite=True)
+        X = validate_X(self, X, dtype=float, ensure_all_finite=True)
         joint = _check_joint(X, self.normalize)
         px = joint.sum(axis=1)
         if np.any(px <= 0):
-            raise ValueError(f"joint has rows of zeros (x = {np.flatnonzero(px <= 0)[:5]})")
+            raise ValueError(f"X has rows of zeros (x = {np.flatnonzero(px <= 0)[:5]})")
         cond = joint / px[:, None]
         n_x = joint.shape[0]
         k = n_x if self.n_clusters is None else self.n_clusters
         rng = check_random_state(self.random_state)
         model = _KLClustering(cond, px, mass_constrained=True)
-        t_c = critical_temperature(cond, px)
-        self.critical_beta_ = 1.0 / t_c if t_c > 0 else math.inf
+        t_c = kl_critical_temperature(cond, px)
+        self.critical_temperature_ = t_c
         py = joint.sum(axis=0)
         self.mutual_information_ = float(
             np.sum(joint[joint > 0] * np.log(joint[joint > 0] / np.outer(px, py)[joint > 0])) / _LN2
         )
-        beta_start = min(0.5 * self.critical_beta_, 0.5 * self.beta_max)
-        temps = 1.0 / geometric_schedule(self.beta_max, beta_start, 1.0 / self.growth)[::-1]
+        t_min = self.min_temperature
+        t_start = (
+            max(2.0 * t_c, 2.0 * t_min) if self.max_temperature == "auto" else self.max_temperature
+        )
+        # anchored at beta_max: the grid of beta does not move with the data's beta_c
+        temps = geometric_schedule(t_start, t_min, self.cooling_rate, anchor="min")
         info = []
 
         def record(_, T, P):
@@ -568,10 +603,10 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         self.conditional_ = P
         self.labels_ = np.argmax(P, axis=1)
         self.p_y_given_t_, self.p_t_ = _centroids(P, cond, px)
-        self.beta_ = 1.0 / np.asarray(path.temperature)
+        self.temperature_ = float(path.temperature[-1])
         self.information_xt_, self.information_ty_ = (np.array(v) for v in zip(*info, strict=True))
         self.n_effective_ = np.asarray(path.n_effective)
-        self.transitions_ = [1.0 / T for T, _, _ in path.transitions()]
+        self.transitions_ = [T for T, _, _ in path.transitions()]
         self.n_iter_ = int(sum(path.n_iter))
         self.path_ = path
         return self
@@ -587,7 +622,7 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         return i_xt / _LN2, i_ty / _LN2
 
     def predict_proba(self, X):
-        """``p(t|x)`` at ``beta_max`` for new rows of counts (or conditionals ``p(y|x)``).
+        """``p(t|x)`` at ``min_temperature`` for new rows of counts (or conditionals ``p(y|x)``).
 
         Parameters
         ----------
@@ -598,11 +633,11 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         ndarray of shape (n_samples, n_clusters)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=float, reset=False, ensure_all_finite=True)
+        X = validate_X(self, X, dtype=float, reset=False, ensure_all_finite=True)
         cond, _ = _check_counts(X)
         cost = _kl_cost(cond, _neg_entropy_rows(cond), self.p_y_given_t_)
         log_w = np.log(np.maximum(self.p_t_, _TINY))
-        return gibbs_assignments(cost, 1.0 / self.beta_[-1], log_w)[0]
+        return gibbs_assignments(cost, self.temperature_, log_w)[0]
 
     def predict(self, X):
         """Most probable cluster for new rows.
@@ -686,8 +721,8 @@ def rate_distortion(p_x, distortion, betas=None, *, base="bits", max_iter=10_000
     from statmechlearn._core.information import check_distribution
 
     p_x = check_distribution(p_x, "p_x", ndim=1)
-    d = np.asarray(distortion, dtype=float)
-    if d.ndim != 2 or d.shape[0] != p_x.size:
+    d = check_array_finite(distortion, "distortion")
+    if d.ndim != 2 or d.shape[0] != p_x.size or d.shape[1] == 0:
         raise ValueError(f"distortion must have shape ({p_x.size}, n_xhat), got {d.shape}")
     if not np.all(np.isfinite(d)) or np.any(d < 0):
         raise ValueError("distortion must be finite and non-negative")
@@ -696,9 +731,11 @@ def rate_distortion(p_x, distortion, betas=None, *, base="bits", max_iter=10_000
     if betas is None:
         dbar = float(np.mean(d[d > 0])) if np.any(d > 0) else 1.0
         betas = np.geomspace(0.01, 100.0, 60) / dbar
-    betas = np.atleast_1d(np.asarray(betas, dtype=float))
-    if betas.ndim != 1 or not np.all(np.isfinite(betas)) or np.any(betas <= 0):
-        raise ValueError("betas must be finite and > 0")
+    betas = np.atleast_1d(check_array_finite(betas, "betas"))
+    if betas.ndim != 1 or betas.size == 0 or np.any(betas <= 0):
+        raise ValueError("betas must be finite and > 0 (a non-empty 1-D array)")
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    tol = check_real(tol, "tol", minimum=0.0)
     unit = _LN2 if base == "bits" else 1.0
     q = np.full(d.shape[1], 1.0 / d.shape[1])
     rates, dists, conds, iters = [], [], [], []

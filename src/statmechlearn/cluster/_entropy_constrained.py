@@ -18,24 +18,36 @@ import numbers
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin, _fit_context
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+    _fit_context,
+)
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from statmechlearn._core.distances import squared_distances
+from statmechlearn._core.rng import check_random_state
+from statmechlearn._core.validation import RANDOM_STATE
+from statmechlearn.cluster._checks import check_scale, validate_X
 from statmechlearn.cluster._maxent import (
-    geometric_schedule,
     gibbs_assignments,
     information_free_energy,
     run_annealing,
-    squared_distances,
 )
+from statmechlearn.cluster._schedule import GeometricSchedule
+from statmechlearn.theory.annealing import critical_temperature
 
 __all__ = ["EntropyConstrainedClustering"]
 
 _TINY = 1e-300
 
 
-class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator):
+class EntropyConstrainedClustering(
+    ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+):
     """Clustering whose number of clusters follows from distortion + λ · code length.
 
     Minimises ``sum_i |x_i - y_c(i)|^2 - λ sum_i log p_c(i)`` (notes §3.6)
@@ -54,14 +66,19 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
         ``λ >= 0``, in units of squared distance per nat of code length.
     max_clusters : int, default=32
         Upper bound on the number of clusters (``<= n_samples``).
-    T_min : float or "auto", default="auto"
+    max_temperature : float or "auto", default="auto"
+        First temperature; "auto" is four times the largest variance (the
+        first split of squared-distance DA is at twice it), at least twice
+        ``min_temperature``.
+    min_temperature : float or "auto", default="auto"
         Last temperature; "auto" is ``1e-4`` times the largest variance.
-    cooling : float, default=0.9
+    cooling_rate : float, default=0.9
+        Ratio of successive temperatures, in (0, 1).
     max_iter : int, default=500
     tol : float, default=1e-8
     noise : float, default=1e-3
         Relative size of the split perturbation (> 0).
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
@@ -94,12 +111,19 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
     _parameter_constraints: ClassVar[dict] = {
         "entropy_weight": [Interval(numbers.Real, 0, None, closed="left")],
         "max_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
-        "T_min": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "min_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "cooling_rate": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
@@ -107,8 +131,9 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
         entropy_weight=0.1,
         *,
         max_clusters=32,
-        T_min="auto",
-        cooling=0.9,
+        max_temperature="auto",
+        min_temperature="auto",
+        cooling_rate=0.9,
         max_iter=500,
         tol=1e-8,
         noise=1e-3,
@@ -116,8 +141,9 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
     ):
         self.entropy_weight = entropy_weight
         self.max_clusters = max_clusters
-        self.T_min = T_min
-        self.cooling = cooling
+        self.max_temperature = max_temperature
+        self.min_temperature = min_temperature
+        self.cooling_rate = cooling_rate
         self.max_iter = max_iter
         self.tol = tol
         self.noise = noise
@@ -137,7 +163,7 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
         -------
         self
         """
-        X = validate_data(self, X, dtype=float, ensure_min_samples=2)
+        X = check_scale(validate_X(self, X, dtype=float, ensure_min_samples=2))
         n = X.shape[0]
         if self.max_clusters > n:
             raise ValueError(f"max_clusters={self.max_clusters} must be <= n_samples={n}")
@@ -158,10 +184,15 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
             return information_free_energy(P, energy, T)
 
         Xc = X - X.mean(axis=0)
-        scale = max(float(np.linalg.eigvalsh(Xc.T @ Xc / n)[-1]), _TINY)
-        T_min = 1e-4 * scale if self.T_min == "auto" else float(self.T_min)
+        scale = max(0.5 * critical_temperature(Xc.T @ Xc / n), _TINY)
+        t_min = 1e-4 * scale if self.min_temperature == "auto" else float(self.min_temperature)
         # The first split of squared-distance DA is at 2 lambda_max; the code length only delays it.
-        temps = geometric_schedule(max(4.0 * scale, 2.0 * T_min), T_min, self.cooling)
+        t_max = (
+            max(4.0 * scale, 2.0 * t_min)
+            if self.max_temperature == "auto"
+            else self.max_temperature
+        )
+        temps = GeometricSchedule(t_max, t_min, self.cooling_rate)
         P, path = run_annealing(
             "EntropyConstrainedClustering",
             fields,
@@ -178,7 +209,7 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
         Y, log_w = centres(P)
         self.cluster_centers_ = Y
         self.weights_ = np.exp(log_w)
-        self.temperature_ = float(temps[-1])
+        self.temperature_ = float(path.temperature[-1])
         self.labels_ = np.argmin(squared_distances(X, Y) - lam * log_w, axis=1)
         # Clusters that no object is encoded into at T -> 0 carry no code word.
         used = np.unique(self.labels_)
@@ -199,6 +230,11 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
         self.n_iter_ = int(sum(path.n_iter))
         return self
 
+    @property
+    def _n_features_out(self):
+        """Number of output columns of :meth:`transform` (for ``get_feature_names_out``)."""
+        return self.cluster_centers_.shape[0]
+
     def transform(self, X):
         """Encoding cost ``|x - y_nu|^2 - λ log p_nu`` of each cluster.
 
@@ -211,7 +247,7 @@ class EntropyConstrainedClustering(ClusterMixin, TransformerMixin, BaseEstimator
         ndarray of shape (n_samples, n_clusters_)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=float, reset=False)
+        X = validate_X(self, X, dtype=float, reset=False)
         code_length = -np.log(self.weights_)
         return squared_distances(X, self.cluster_centers_) + self.entropy_weight * code_length
 

@@ -30,13 +30,20 @@ import numpy as np
 from scipy.special import logsumexp
 from threadpoolctl import ThreadpoolController
 
+from statmechlearn._core.distances import squared_distances
+from statmechlearn._core.validation import (
+    check_array_finite,
+    check_int,
+    check_magnitude,
+    check_real,
+)
+
 __all__ = [
     "gibbs_fixed_point",
     "gibbs_pass",
     "gibbs_pass_numpy",
     "gibbs_statistics",
     "posterior",
-    "squared_distances",
     "statistics_from_pass",
 ]
 
@@ -194,6 +201,9 @@ def _check_x_sq(X, x_sq):
 
 def _check_pass_inputs(X, centers, log_weights, temperature):
     """Validated float arrays for the public entry points (the estimators pass checked data)."""
+    for name, a in (("X", X), ("centers", centers), ("log_weights", log_weights)):
+        if np.iscomplexobj(a):
+            raise TypeError(f"{name} must be real, got complex values")
     X = np.ascontiguousarray(X, dtype=float)
     centers = np.array(centers, dtype=float)
     log_weights = np.array(log_weights, dtype=float)
@@ -214,9 +224,20 @@ def _check_pass_inputs(X, centers, log_weights, temperature):
             raise ValueError(f"{name} contains NaN or infinity")
     if np.isnan(log_weights).any() or np.isposinf(log_weights).any():
         raise ValueError("log_weights must be finite or -inf (an empty cluster)")
-    if not (np.isfinite(temperature) and temperature > 0):
-        raise ValueError(f"temperature must be a finite float > 0, got {temperature!r}")
-    return X, centers, log_weights, float(temperature)
+    check_magnitude(X, "X")
+    check_magnitude(centers, "centers")
+    temperature = check_real(temperature, "temperature", minimum=0.0, include_min=False)
+    return X, centers, log_weights, temperature
+
+
+def _check_public_x_sq(X, x_sq):
+    """The squared row norms a caller passed: shape (n_samples,), finite, >= 0."""
+    if x_sq is None:
+        return None
+    x_sq = check_array_finite(x_sq, "x_sq", shape=X.shape[:1])
+    if np.any(x_sq < 0):
+        raise ValueError("x_sq must hold squared norms >= 0")
+    return x_sq
 
 
 def _logits(X, centers, log_weights, temperature, x_sq):
@@ -232,25 +253,6 @@ def _logits(X, centers, log_weights, temperature, x_sq):
     logits = cross.reshape(X.shape[0], B, K)
     logits += log_weights[None, :, :]
     return logits
-
-
-def squared_distances(X, centers, x_sq=None):
-    """Squared Euclidean distances ``|x - y_k|^2`` by BLAS, memory O(n K).
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    centers : ndarray of shape (n_clusters, n_features)
-    x_sq : ndarray of shape (n_samples,), optional
-
-    Returns
-    -------
-    ndarray of shape (n_samples, n_clusters)
-        Clipped at 0 against rounding.
-    """
-    zero = np.zeros((1, centers.shape[0]))
-    d = _logits(X, centers[None], zero, 1.0, _check_x_sq(X, x_sq))[:, 0, :]
-    return np.negative(d, out=d)
 
 
 def posterior(X, centers, log_weights, temperature, x_sq=None):
@@ -303,7 +305,8 @@ def gibbs_pass(X, centers, log_weights, temperature, x_sq=None):
         ``sum_x sum_k p(k|x) log p(k|x)``.
     """
     X, centers, log_weights, temperature = _check_pass_inputs(X, centers, log_weights, temperature)
-    return _pass(X, centers, log_weights, temperature, _check_x_sq(X, x_sq), with_stats=2)
+    x_sq = _check_x_sq(X, _check_public_x_sq(X, x_sq))
+    return _pass(X, centers, log_weights, temperature, x_sq, with_stats=2)
 
 
 def gibbs_pass_numpy(X, centers, log_weights, temperature, x_sq=None):
@@ -405,11 +408,9 @@ def gibbs_fixed_point(
         (``<= tol`` when converged).
     """
     X, centers, log_weights, temperature = _check_pass_inputs(X, centers, log_weights, temperature)
-    if int(max_iter) != max_iter or max_iter < 1:
-        raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}")
-    if not (np.isfinite(tol) and tol >= 0):
-        raise ValueError(f"tol must be a finite float >= 0, got {tol!r}")
-    x_sq = _check_x_sq(X, x_sq)
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    tol = check_real(tol, "tol", minimum=0.0)
+    x_sq = _check_x_sq(X, _check_public_x_sq(X, x_sq))
     n = X.shape[0]
 
     def step(c, lw, level=0):

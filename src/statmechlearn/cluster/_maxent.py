@@ -10,7 +10,8 @@ correlation clustering) ``h`` is the mean field ``E_P[R | c(i) = nu]``.
 Either way an estimator supplies one function, ``field(P) -> (h, log_w)``,
 and this module iterates ``P -> Gibbs(field(P))`` to its fixed point
 (:func:`solve_fixed_point`) and lowers ``T`` along a schedule
-(:func:`anneal`), splitting a cluster in two where it has become unstable
+(:func:`anneal`, on the loop of the annealing engine
+:mod:`statmechlearn.cluster._schedule`), splitting a cluster in two where it has become unstable
 and merging copies that close again, and recording the path (free energy,
 number of clusters, iterations).
 """
@@ -19,16 +20,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from statmechlearn.cluster._schedule import run_schedule
+
 __all__ = [
     "AssignmentPath",
     "anneal",
     "assignment_entropy",
     "effective_clusters",
-    "geometric_schedule",
     "gibbs_assignments",
     "run_annealing",
     "solve_fixed_point",
-    "squared_distances",
 ]
 
 
@@ -62,25 +63,6 @@ def gibbs_assignments(h, temperature, log_weights=None):
     Z = P.sum(axis=1, keepdims=True)
     P /= Z
     return P, np.log(Z[:, 0]) + top[:, 0]
-
-
-def squared_distances(X, Y, x_sq=None):
-    """``|x_i - y_nu|^2`` for all pairs, by one BLAS product (clipped at zero against round-off).
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-    Y : ndarray of shape (K, d)
-    x_sq : ndarray of shape (n,), optional
-        ``|x_i|^2``, precomputed by callers that iterate over ``Y``.
-
-    Returns
-    -------
-    ndarray of shape (n, K)
-    """
-    x_sq = np.einsum("ij,ij->i", X, X) if x_sq is None else x_sq
-    D = x_sq[:, None] - 2.0 * X @ Y.T + np.einsum("ij,ij->i", Y, Y)[None, :]
-    return np.maximum(D, 0.0)
 
 
 def assignment_entropy(P, weights=None):
@@ -141,15 +123,6 @@ def effective_clusters(P, atol=1e-3):
         if not any(np.max(np.abs(c - d)) <= atol * max(c.max(), d.max()) for d in distinct):
             distinct.append(c)
     return len(distinct)
-
-
-def geometric_schedule(t_start, t_end, cooling):
-    """Temperatures ``t_start * cooling^k`` down to ``t_end`` (both included)."""
-    if t_start <= t_end:
-        return np.array([t_end])
-    n = int(np.ceil(np.log(t_end / t_start) / np.log(cooling)))
-    temps = t_start * cooling ** np.arange(n)
-    return np.append(temps[temps > t_end], t_end)
 
 
 def solve_fixed_point(fn, P, temperature, *, damping=0.0, max_iter=500, tol=1e-8, sweep=None):
@@ -344,8 +317,9 @@ def anneal(
     n_samples : int
     n_clusters : int
         Most clusters.
-    temperatures : sequence of float
-        Decreasing temperatures.
+    temperatures : GeometricSchedule or sequence of float
+        The cooling schedule, run by the annealing engine
+        (:func:`statmechlearn.cluster._schedule.run_schedule`).
     rng : numpy.random.Generator
         Draws the split perturbations.
     noise : float, default=1e-3
@@ -366,14 +340,16 @@ def anneal(
     path : AssignmentPath
     """
     path = AssignmentPath()
-    P = np.ones((n_samples, 1))
     min_mass = 1e-6 * n_samples
 
-    def solve(Q, T):
-        return solve_fixed_point(fn, Q, T, damping=damping, max_iter=max_iter, tol=tol, sweep=sweep)
+    def solve(state, T):
+        P, n_iter, converged, _ = solve_fixed_point(
+            fn, state[0], T, damping=damping, max_iter=max_iter, tol=tol, sweep=sweep
+        )
+        return P, n_iter, converged
 
-    for step, T in enumerate(temperatures):
-        P, n_iter, converged, _ = solve(P, T)
+    def transition(state, T):
+        P, n_iter, converged = state
         P = _merge_coincident(P, merge_tol)
         # Clusters worth trying: all at first; after a split only those that split for real in
         # the last round, and the two halves (a cluster that stayed whole at this temperature
@@ -402,7 +378,7 @@ def anneal(
                 if not _separating(Q, k, gap0, min_mass):
                     continue
                 if not conv:
-                    Q, it, conv, _ = solve(Q, T)
+                    Q, it, conv = solve((Q,), T)
                     n_iter += it
                 # A real split: the copies move apart, both keep objects, and F goes down. (With
                 # attractive couplings one copy can instead take everything from the other.)
@@ -416,13 +392,25 @@ def anneal(
                 break
             candidates = [k for k in real if k != best[3]] + [best[3], P.shape[1]]
             _, P, converged, _ = best
+        return P, n_iter, converged
+
+    def record(state, T):
+        P, n_iter, converged = state
         path.temperature.append(float(T))
         path.free_energy.append(float(objective(P, T)))
         path.n_effective.append(P.shape[1])
         path.n_iter.append(n_iter)
         path.converged.append(converged)
         if callback is not None:
-            callback(step, T, P)
+            callback(len(path.temperature) - 1, T, P)
+
+    (P, _, _), _ = run_schedule(
+        (np.ones((n_samples, 1)), 0, True),
+        temperatures,
+        solve=solve,
+        transition=transition,
+        record=record,
+    )
     return P, path
 
 
@@ -457,8 +445,8 @@ def run_annealing(
     if warn_fewer and P.shape[1] < n_clusters:
         warnings.warn(
             f"{name}: only {P.shape[1]} of n_clusters={n_clusters} clusters separated by the "
-            f"last temperature T={temperatures[-1]:g}: T_min is above the next split, or the "
-            "cost does not reward more clusters",
+            f"last temperature T={path.temperature[-1]:g}: min_temperature is above the next "
+            "split, or the cost does not reward more clusters",
             ConvergenceWarning,
             stacklevel=3,
         )
@@ -467,7 +455,7 @@ def run_annealing(
     # point. Per-temperature convergence is in path.converged.
     if not path.converged[-1]:
         warnings.warn(
-            f"{name}: the fixed point at the last temperature T={temperatures[-1]:g} was not "
+            f"{name}: the fixed point at the last temperature T={path.temperature[-1]:g} was not "
             f"reached in max_iter={kwargs.get('max_iter', 500)} iterations; raise max_iter "
             "(or damping for mean-field costs)",
             ConvergenceWarning,

@@ -15,10 +15,17 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from statmechlearn._core.validation import check_array_finite, check_int, check_real
+from statmechlearn._core.validation import (
+    RANDOM_STATE,
+    check_array_finite,
+    check_int,
+    check_magnitude,
+    check_real,
+)
 from statmechlearn.cluster._annealing import DeterministicAnnealing
+from statmechlearn.cluster._checks import check_scale, validate_X
 from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_statistics
 
 __all__ = ["EqualWidthMixture", "TwoCentreFixedPoints", "two_centre_fixed_points"]
@@ -70,12 +77,15 @@ def two_centre_fixed_points(X, sigma, init, *, max_iter=2000, tol=1e-10):
     -------
     TwoCentreFixedPoints
     """
-    X = check_array_finite(np.asarray(X, dtype=float), "X")
+    X = check_array_finite(X, "X")
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
+    check_magnitude(X, "X")
     sigma = check_real(sigma, "sigma", minimum=0.0, include_min=False)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
-    init = check_array_finite(np.atleast_2d(np.asarray(init, dtype=float)), "init")
+    tol = check_real(tol, "tol", minimum=0.0)
+    init = np.atleast_2d(check_array_finite(init, "init"))
+    check_magnitude(init, "init")
     if init.ndim != 2 or init.shape[1] != X.shape[1]:
         raise ValueError(
             f"init must have shape (n_starts, n_features={X.shape[1]}), got {init.shape}"
@@ -124,7 +134,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         Fixed-point iterations per width.
     tol : float, default=1e-6
         Relative convergence tolerance (see :class:`DeterministicAnnealing`).
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
@@ -154,7 +164,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         "cooling_rate": [Interval(Real, 0, 1, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
@@ -191,10 +201,13 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         -------
         self : EqualWidthMixture
         """
-        X = validate_data(self, X, dtype=np.float64)
+        X = check_scale(validate_X(self, X, dtype=np.float64))
+        self._check_components(X)
         with warnings.catch_warnings():
             # coincident means are a legitimate ML solution above the split width
+            # (and the only one of constant data)
             warnings.filterwarnings("ignore", message="reached min_temperature")
+            warnings.filterwarnings("ignore", message="X is constant")
             da = self._annealer().fit(X)
         self.means_ = da.cluster_centers_
         # the fitted annealer evaluates the posterior about the training mean
@@ -205,6 +218,31 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         if self.n_components == 2:
             self.splitting_vector_ = (self.means_[0] - self.means_[1]) / 2.0
         return self
+
+    def _check_components(self, X):
+        """The annealer's own checks, in this class's parameter names."""
+        n, d = X.shape
+        if self.n_components > n:
+            raise ValueError(
+                f"n_components={self.n_components} must be <= n_samples={n}; there cannot be "
+                "more components than points"
+            )
+        if self.anneal:
+            return
+        if self.init is None:
+            n_distinct = len(np.unique(X, axis=0))
+            if n_distinct < self.n_components:
+                raise ValueError(
+                    f"init=None draws the starting means from the distinct points of X, which "
+                    f"has {n_distinct} < n_components={self.n_components}; pass init"
+                )
+            return
+        init = np.asarray(self.init, dtype=float)
+        if init.shape != (self.n_components, d) or not np.all(np.isfinite(init)):
+            raise ValueError(
+                f"init must be a finite array of shape (n_components, n_features) = "
+                f"({self.n_components}, {d}), got shape {init.shape}"
+            )
 
     def _annealer(self):
         return DeterministicAnnealing(
@@ -222,7 +260,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
 
     def _validate(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        return validate_X(self, X, dtype=np.float64, reset=False)
 
     def _posterior(self, X):
         da = self._fitted_annealer

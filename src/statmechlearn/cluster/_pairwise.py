@@ -20,25 +20,45 @@ import warnings
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin, _fit_context
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+    _fit_context,
+)
 from sklearn.metrics.pairwise import (
     PAIRWISE_DISTANCE_FUNCTIONS,
     euclidean_distances,
     pairwise_distances,
 )
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from statmechlearn._core.rng import check_random_state
+from statmechlearn._core.validation import RANDOM_STATE, check_array_finite
+from statmechlearn.cluster._checks import validate_X
 from statmechlearn.cluster._maxent import (
-    geometric_schedule,
     gibbs_assignments,
     information_free_energy,
     run_annealing,
 )
+from statmechlearn.cluster._schedule import GeometricSchedule
+from statmechlearn.theory.annealing import critical_temperature
 
 __all__ = ["ConstantShiftEmbedding", "PairwiseClustering", "check_dissimilarity", "pairwise_cost"]
 
 _TINY = 1e-300
+
+
+def check_partition(labels, n_samples, name="labels"):
+    """``labels`` as an int array of shape (n_samples,): one cluster label per object."""
+    labels = check_array_finite(labels, name, shape=(n_samples,), dtype=None)
+    if labels.dtype.kind == "f" and np.any(labels != np.round(labels)):
+        raise ValueError(f"{name} must hold integer cluster labels")
+    if labels.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold integer cluster labels, got dtype {labels.dtype}")
+    return labels.astype(np.int64)
 
 
 def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8):
@@ -60,9 +80,13 @@ def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8):
     -------
     ndarray of shape (n, n)
     """
+    if np.iscomplexobj(D):
+        raise TypeError(f"{name} must be a real dissimilarity matrix, got complex values")
     D = np.asarray(D, dtype=float)
-    if D.ndim != 2 or D.shape[0] != D.shape[1]:
-        raise ValueError(f"{name} must be a square (n, n) dissimilarity matrix, got {D.shape}")
+    if D.ndim != 2 or D.shape[0] != D.shape[1] or D.size == 0:
+        raise ValueError(
+            f"{name} must be a non-empty square (n, n) dissimilarity matrix, got {D.shape}"
+        )
     if not np.all(np.isfinite(D)):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     if np.any(D < 0):
@@ -87,9 +111,9 @@ def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8):
 def _dissimilarities(est, X, reset):
     """``D`` from ``X``: the matrix itself (``metric="precomputed"``) or pairwise distances."""
     if est.metric == "precomputed":
-        X = validate_data(est, X, dtype=float, reset=reset, ensure_min_samples=2)
-        return check_dissimilarity(X), None
-    X = validate_data(est, X, dtype=float, reset=reset, ensure_min_samples=2)
+        X = validate_X(est, X, dtype=float, reset=reset, ensure_min_samples=2)
+        return check_dissimilarity(X, "X"), None
+    X = validate_X(est, X, dtype=float, reset=reset, ensure_min_samples=2)
     if est.metric == "sqeuclidean":
         D = euclidean_distances(X, squared=True)
     else:
@@ -112,7 +136,7 @@ def _centre(M):
     return M - M.mean(axis=0) - M.mean(axis=1)[:, None] + M.mean()
 
 
-class ConstantShiftEmbedding(TransformerMixin, BaseEstimator):
+class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Constant shift embedding of a dissimilarity matrix (notes §9.10).
 
     Steps: symmetrise ``D`` (see :func:`check_dissimilarity`); centre,
@@ -207,6 +231,11 @@ class ConstantShiftEmbedding(TransformerMixin, BaseEstimator):
         self.embedding_ = V[:, :k] * np.sqrt(np.maximum(lam[:k], 0.0))
         return self
 
+    @property
+    def _n_features_out(self):
+        """Number of output columns of :meth:`fit_transform` (for ``get_feature_names_out``)."""
+        return self.embedding_.shape[1]
+
     def fit_transform(self, X, y=None):
         """Fit to the dissimilarities and return the embedding.
 
@@ -255,12 +284,16 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int, default=2
-    T_min : float or "auto", default="auto"
-        Last temperature; "auto" is ``1e-4`` times the first critical
-        temperature (where the one-cluster solution becomes unstable,
-        ``2 lambda_max`` of the centred similarities ``-Q D Q / 2``).
-    cooling : float, default=0.9
-        Ratio of successive temperatures.
+    max_temperature : float or "auto", default="auto"
+        First temperature; "auto" is twice the first critical temperature
+        (where the one-cluster solution becomes unstable, ``2 lambda_max`` of
+        the centred similarities ``-Q D Q / 2``, divided by ``n``; or the mean
+        dissimilarity over ``n`` when that is larger), at least twice
+        ``min_temperature``.
+    min_temperature : float or "auto", default="auto"
+        Last temperature; "auto" is ``1e-4`` times the same scale.
+    cooling_rate : float, default=0.9
+        Ratio of successive temperatures, in (0, 1).
     damping : float, default=0.0
         Weight of the old assignments in each synchronous update.
     max_iter : int, default=2000
@@ -273,13 +306,15 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         holds feature vectors and ``D`` is computed with ``"sqeuclidean"``
         (then the method is k-means by deterministic annealing) or any metric
         of :func:`sklearn.metrics.pairwise_distances`.
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
     assignments_ : ndarray of shape (n_samples, n_found)
-        Mean-field assignments at ``T_min``.
+        Mean-field assignments at ``min_temperature``.
+    temperature_ : float
+        Last temperature (of :meth:`predict_proba`).
     cost_ : float
         The pairwise cost ``R`` of ``labels_``.
     critical_temperature_ : float
@@ -299,22 +334,30 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
-        "T_min": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "min_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "cooling_rate": [Interval(numbers.Real, 0, 1, closed="neither")],
         "damping": [Interval(numbers.Real, 0, 1, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
         "metric": [str],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
         self,
         n_clusters=2,
         *,
-        T_min="auto",
-        cooling=0.9,
+        max_temperature="auto",
+        min_temperature="auto",
+        cooling_rate=0.9,
         damping=0.0,
         max_iter=2000,
         tol=1e-7,
@@ -323,8 +366,9 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         random_state=None,
     ):
         self.n_clusters = n_clusters
-        self.T_min = T_min
-        self.cooling = cooling
+        self.max_temperature = max_temperature
+        self.min_temperature = min_temperature
+        self.cooling_rate = cooling_rate
         self.damping = damping
         self.max_iter = max_iter
         self.tol = tol
@@ -359,13 +403,17 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         if self.n_clusters > n:
             raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
         rng = check_random_state(self.random_state)
-        lam = np.linalg.eigvalsh(-0.5 * _centre(D))
-        # Squared-Euclidean DA splits at 2 lambda_max of the covariance, which is the largest
-        # eigenvalue of the centred Gram matrix divided by n.
-        self.critical_temperature_ = 2.0 * float(lam[-1]) / n
+        # Squared-Euclidean DA splits at 2 lambda_max of the covariance, whose nonzero
+        # eigenvalues are those of the centred Gram matrix divided by n.
+        self.critical_temperature_ = critical_temperature(-0.5 * _centre(D) / n)
         scale = max(self.critical_temperature_, float(np.mean(D)) / n, _TINY)
-        T_min = 1e-4 * scale if self.T_min == "auto" else float(self.T_min)
-        temps = geometric_schedule(max(2.0 * scale, 2.0 * T_min), T_min, self.cooling)
+        t_min = 1e-4 * scale if self.min_temperature == "auto" else float(self.min_temperature)
+        t_max = (
+            max(2.0 * scale, 2.0 * t_min)
+            if self.max_temperature == "auto"
+            else self.max_temperature
+        )
+        temps = GeometricSchedule(t_max, t_min, self.cooling_rate)
 
         def field(P):
             h, mass = _mean_fields(D, P)
@@ -395,7 +443,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         self.cost_ = pairwise_cost(D, self.labels_)
         self.path_ = path
         self.n_iter_ = int(sum(path.n_iter))
-        self._T_min = T_min
+        self.temperature_ = float(path.temperature[-1])
         self._D = D
         return self
 
@@ -418,7 +466,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         """Mean fields ``h`` of new objects: the cost of joining each cluster.
 
         The assignment at temperature ``T`` is ``∝ w exp(-h / T)``
-        (:meth:`predict_proba` at ``T_min``); posterior agreement scans ``T``.
+        (:meth:`predict_proba` at ``temperature_``); posterior agreement scans ``T``.
 
         Parameters
         ----------
@@ -432,7 +480,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         return self._fields(X)
 
     def predict_proba(self, X):
-        """Mean-field assignment probabilities of new objects at ``T_min``.
+        """Mean-field assignment probabilities of new objects at ``temperature_``.
 
         Parameters
         ----------
@@ -445,13 +493,13 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         """
         h = self._fields(X)
         mass = self.assignments_.sum(axis=0)
-        return gibbs_assignments(h, self._T_min, np.log(mass / mass.sum()))[0]
+        return gibbs_assignments(h, self.temperature_, np.log(mass / mass.sum()))[0]
 
     def _fields(self, X):
         check_is_fitted(self)
         n = self._D.shape[0]
         if self.metric != "precomputed":
-            X = validate_data(self, X, dtype=float, reset=False)
+            X = validate_X(self, X, dtype=float, reset=False)
             if self.metric == "sqeuclidean":
                 X = euclidean_distances(X, self._X_fit, squared=True)
             else:
@@ -482,6 +530,8 @@ def pairwise_cost(D, labels):
     -------
     float
     """
+    D = check_dissimilarity(D, "D")
+    labels = check_partition(labels, D.shape[0])
     total = 0.0
     for k in np.unique(labels):
         idx = labels == k

@@ -25,22 +25,25 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import ndtr
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
+from statmechlearn._core.rng import check_random_state
+from statmechlearn._core.validation import RANDOM_STATE, check_array_finite
+from statmechlearn.cluster._checks import validate_X
 from statmechlearn.cluster._distributional import (
     _check_counts,
     _kl_cost,
     _neg_entropy_rows,
     _positive_only_tags,
-    critical_temperature,
+    kl_critical_temperature,
 )
 from statmechlearn.cluster._maxent import (
     assignment_entropy,
-    geometric_schedule,
     gibbs_assignments,
     run_annealing,
 )
+from statmechlearn.cluster._schedule import GeometricSchedule
 
 __all__ = ["ParametricDistributionalClustering", "rectified_gaussian_bins"]
 
@@ -66,7 +69,16 @@ def rectified_gaussian_bins(edges, means, widths):
     ndarray of shape (m, s)
         Columns sum to one.
     """
-    z = (np.asarray(edges, dtype=float)[:, None] - means[None, :]) / widths[None, :]
+    edges = check_array_finite(edges, "edges", ndim=1)
+    if edges.size < 2 or np.any(np.diff(edges) <= 0):
+        raise ValueError("edges must hold at least two strictly increasing bin edges")
+    means = check_array_finite(means, "means", ndim=1)
+    if means.size == 0:
+        raise ValueError("means must hold at least one value")
+    widths = check_array_finite(widths, "widths", shape=means.shape)
+    if np.any(widths <= 0):
+        raise ValueError("widths must be > 0")
+    z = (edges[:, None] - means[None, :]) / widths[None, :]
     cdf = ndtr(z)
     mass = np.diff(cdf, axis=0)
     total = cdf[-1] - cdf[0]
@@ -167,8 +179,13 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
     min_width : float or None, default=None
         Lower bound on prototype widths; None is a quarter of the narrowest
         bin.
-    T_min : float, default=1e-3
-    cooling : float, default=0.9
+    max_temperature : float or "auto", default="auto"
+        First temperature; "auto" is twice the first critical temperature of
+        plain histogram clustering (at least twice ``min_temperature``).
+    min_temperature : float, default=1e-3
+        Last temperature.
+    cooling_rate : float, default=0.9
+        Ratio of successive temperatures, in (0, 1).
     max_iter : int, default=500
         Fixed-point iterations per temperature.
     tol : float, default=1e-7
@@ -178,7 +195,7 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         Quasi-Newton iterations for the prototype means and widths after
         each temperature.
     noise : float, default=1e-3
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
@@ -213,14 +230,18 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         "n_prototypes": [Interval(numbers.Integral, 1, None, closed="left")],
         "bin_edges": ["array-like", None],
         "min_width": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "T_min": [Interval(numbers.Real, 0, None, closed="neither")],
-        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "min_temperature": [Interval(numbers.Real, 0, None, closed="neither")],
+        "cooling_rate": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "em_steps": [Interval(numbers.Integral, 1, None, closed="left")],
         "prototype_iter": [Interval(numbers.Integral, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
@@ -230,8 +251,9 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         n_prototypes=8,
         bin_edges=None,
         min_width=None,
-        T_min=1e-3,
-        cooling=0.9,
+        max_temperature="auto",
+        min_temperature=1e-3,
+        cooling_rate=0.9,
         max_iter=500,
         tol=1e-7,
         em_steps=5,
@@ -243,8 +265,9 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         self.n_prototypes = n_prototypes
         self.bin_edges = bin_edges
         self.min_width = min_width
-        self.T_min = T_min
-        self.cooling = cooling
+        self.max_temperature = max_temperature
+        self.min_temperature = min_temperature
+        self.cooling_rate = cooling_rate
         self.max_iter = max_iter
         self.tol = tol
         self.em_steps = em_steps
@@ -282,7 +305,7 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_data(self, X, dtype=float, ensure_min_samples=2)
+        X = validate_X(self, X, dtype=float, ensure_min_samples=2)
         cond, _ = _check_counts(X)
         n, m = cond.shape
         if self.n_clusters > n:
@@ -311,8 +334,12 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
             if self.prototype_iter:
                 model.update_prototypes(P, self.prototype_iter)
 
-        t_start = max(2.0 * critical_temperature(cond, weights), 2.0 * self.T_min)
-        temps = geometric_schedule(t_start, self.T_min, self.cooling)
+        t_start = (
+            max(2.0 * kl_critical_temperature(cond, weights), 2.0 * self.min_temperature)
+            if self.max_temperature == "auto"
+            else self.max_temperature
+        )
+        temps = GeometricSchedule(t_start, self.min_temperature, self.cooling_rate)
         P, path = run_annealing(
             "ParametricDistributionalClustering",
             model.field,
@@ -336,14 +363,14 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         self.prototype_means_ = model.means.copy()
         self.prototype_widths_ = model.widths.copy()
         self.cost_ = float(np.mean(h[np.arange(n), self.labels_]))
-        self.temperature_ = float(temps[-1])
+        self.temperature_ = float(path.temperature[-1])
         self.path_ = path
         self.n_iter_ = int(sum(path.n_iter))
         return self
 
     def _cost(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=float, reset=False)
+        X = validate_X(self, X, dtype=float, reset=False)
         cond, _ = _check_counts(X)
         return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_distributions_)
 

@@ -26,16 +26,19 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from statmechlearn._core.rng import check_random_state
+from statmechlearn._core.validation import RANDOM_STATE, check_array_finite, check_magnitude
+from statmechlearn.cluster._checks import validate_X
 from statmechlearn.cluster._maxent import (
-    geometric_schedule,
     gibbs_assignments,
     information_free_energy,
     run_annealing,
 )
 from statmechlearn.cluster._mean_field import async_sweep
-from statmechlearn.cluster._pairwise import _mean_fields, check_dissimilarity
+from statmechlearn.cluster._pairwise import _mean_fields, check_dissimilarity, check_partition
+from statmechlearn.cluster._schedule import GeometricSchedule
 
 __all__ = ["CorrelationClustering", "LeastAngleClustering", "least_angle_cost"]
 
@@ -45,6 +48,9 @@ _TINY = 1e-300
 def _unit_rows(X):
     """Rows scaled to unit length; zero rows, which have no direction, stay zero (as in
     :func:`sklearn.preprocessing.normalize`): they add nothing to the cost or the fields."""
+    # dividing by the largest entry first keeps |x|^2 from overflowing (or underflowing)
+    top = np.abs(X).max(axis=1, keepdims=True) if X.shape[1] else np.ones((X.shape[0], 1))
+    X = X / np.where(top > 0, top, 1.0)
     norms = np.linalg.norm(X, axis=1)
     return X / np.where(norms > 0, norms, 1.0)[:, None]
 
@@ -67,13 +73,18 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int, default=2
-    T_min : float, default=1e-4
-    cooling : float, default=0.9
+    max_temperature : float or "auto", default="auto"
+        First temperature; "auto" is twice the largest eigenvalue of
+        ``(1/n) sum_i e_i e_i^T``, above the first split.
+    min_temperature : float, default=1e-4
+        Last temperature.
+    cooling_rate : float, default=0.9
+        Ratio of successive temperatures, in (0, 1).
     max_iter : int, default=1000
     tol : float, default=1e-8
     noise : float, default=1e-3
         Relative size of the split perturbation (> 0).
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
@@ -99,28 +110,34 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
-        "T_min": [Interval(numbers.Real, 0, None, closed="neither")],
-        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "min_temperature": [Interval(numbers.Real, 0, None, closed="neither")],
+        "cooling_rate": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
         self,
         n_clusters=2,
         *,
-        T_min=1e-4,
-        cooling=0.9,
+        max_temperature="auto",
+        min_temperature=1e-4,
+        cooling_rate=0.9,
         max_iter=1000,
         tol=1e-8,
         noise=1e-3,
         random_state=None,
     ):
         self.n_clusters = n_clusters
-        self.T_min = T_min
-        self.cooling = cooling
+        self.max_temperature = max_temperature
+        self.min_temperature = min_temperature
+        self.cooling_rate = cooling_rate
         self.max_iter = max_iter
         self.tol = tol
         self.noise = noise
@@ -140,7 +157,7 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_data(self, X, dtype=float)
+        X = validate_X(self, X, dtype=float)
         E = _unit_rows(X)
         n = E.shape[0]
         if self.n_clusters > n:
@@ -158,7 +175,8 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
         # The one-cluster solution splits at T_c = lambda_max of (1/n) sum e e^T minus the
         # mean direction's share; start above the largest eigenvalue.
         scale = float(np.linalg.eigvalsh(E.T @ E / n)[-1])
-        temps = geometric_schedule(2.0 * scale, self.T_min, self.cooling)
+        t_max = 2.0 * scale if self.max_temperature == "auto" else self.max_temperature
+        temps = GeometricSchedule(t_max, self.min_temperature, self.cooling_rate)
         P, path = run_annealing(
             "LeastAngleClustering",
             fields,
@@ -177,7 +195,7 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
         self.cost_ = least_angle_cost(E, self.labels_)
         self.path_ = path
         self.n_iter_ = int(sum(path.n_iter))
-        self.temperature_ = float(temps[-1])
+        self.temperature_ = float(path.temperature[-1])
         return self
 
     def predict_proba(self, X):
@@ -192,7 +210,7 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
         ndarray of shape (n_samples, n_found)
         """
         check_is_fitted(self)
-        E = _unit_rows(validate_data(self, X, dtype=float, reset=False))
+        E = _unit_rows(validate_X(self, X, dtype=float, reset=False))
         log_w = np.log(np.maximum(self.assignments_.mean(axis=0), _TINY))
         return gibbs_assignments(-E @ self.cluster_directions_.T, self.temperature_, log_w)[0]
 
@@ -208,7 +226,7 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        E = _unit_rows(validate_data(self, X, dtype=float, reset=False))
+        E = _unit_rows(validate_X(self, X, dtype=float, reset=False))
         # Ties (zero rows) go to the largest cluster, as in fit.
         score = E @ self.cluster_directions_.T + 1e-12 * self.assignments_.mean(axis=0)
         return np.argmax(score, axis=1)
@@ -227,6 +245,11 @@ def least_angle_cost(E, labels):
     -------
     float
     """
+    E = check_array_finite(E, "E", ndim=2)
+    if E.shape[0] == 0:
+        raise ValueError(f"E must hold at least one vector, got shape {E.shape}")
+    check_magnitude(E, "E")
+    labels = check_partition(labels, E.shape[0])
     n = E.shape[0]
     total = sum(float(np.sum(E[labels == k].sum(axis=0) ** 2)) for k in np.unique(labels))
     return -total / (2.0 * n) + 1.0
@@ -240,15 +263,15 @@ _COSTS = (
 )
 
 
-def _check_similarity(S):
+def _check_similarity(S, name="X"):
     S = np.asarray(S, dtype=float)
     if S.ndim != 2 or S.shape[0] != S.shape[1]:
-        raise ValueError(f"S must be a square (n, n) similarity matrix, got {S.shape}")
+        raise ValueError(f"{name} must be a square (n, n) similarity matrix, got {S.shape}")
     if not np.all(np.isfinite(S)):
-        raise ValueError("S must be finite (no NaN or inf)")
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
     if not np.allclose(S, S.T, rtol=0, atol=1e-8 * max(1.0, float(np.abs(S).max()))):
         raise ValueError(
-            "S must be symmetric: a similarity of i to j is the similarity of j to i "
+            f"{name} must be symmetric: a similarity of i to j is the similarity of j to i "
             "(symmetrise it first, e.g. (S + S.T) / 2)"
         )
     S = S.copy()
@@ -287,16 +310,21 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
             "normalized_graph_partitioning"}, default="correlation"
     threshold : float, default=0.0
         Shift of ``"shifted_correlation"``.
-    T_min : float or "auto", default="auto"
-        ``1e-4`` times the largest eigenvalue of the coupling matrix.
-    cooling : float, default=0.9
+    max_temperature : float or "auto", default="auto"
+        First temperature; "auto" is twice the largest eigenvalue of the
+        coupling matrix (divided by ``n`` for the normalised cost), at least
+        twice ``min_temperature``.
+    min_temperature : float or "auto", default="auto"
+        Last temperature; "auto" is ``1e-4`` times the same eigenvalue.
+    cooling_rate : float, default=0.9
+        Ratio of successive temperatures, in (0, 1).
     damping : float, default=0.5
         Weight of the old assignments in each synchronous mean-field sweep
         (quadratic costs oscillate without it).
     max_iter : int, default=2000
     tol : float, default=1e-7
     noise : float, default=1e-3
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
@@ -306,6 +334,8 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
         Clusters found.
     cost_ : float
         The chosen cost of ``labels_``.
+    temperature_ : float
+        Last annealing temperature.
     path_ : AssignmentPath
     n_iter_ : int
 
@@ -323,13 +353,20 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
         "cost": [StrOptions(set(_COSTS))],
         "threshold": [Interval(numbers.Real, None, None, closed="neither")],
-        "T_min": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "min_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "cooling_rate": [Interval(numbers.Real, 0, 1, closed="neither")],
         "damping": [Interval(numbers.Real, 0, 1, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
@@ -338,8 +375,9 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
         *,
         cost="correlation",
         threshold=0.0,
-        T_min="auto",
-        cooling=0.9,
+        max_temperature="auto",
+        min_temperature="auto",
+        cooling_rate=0.9,
         damping=0.5,
         max_iter=2000,
         tol=1e-7,
@@ -349,8 +387,9 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
         self.n_clusters = n_clusters
         self.cost = cost
         self.threshold = threshold
-        self.T_min = T_min
-        self.cooling = cooling
+        self.max_temperature = max_temperature
+        self.min_temperature = min_temperature
+        self.cooling_rate = cooling_rate
         self.damping = damping
         self.max_iter = max_iter
         self.tol = tol
@@ -389,7 +428,7 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_data(self, X, dtype=float, ensure_min_samples=2)
+        X = validate_X(self, X, dtype=float, ensure_min_samples=2)
         J = self._couplings(X)
         n = J.shape[0]
         partitioning = self.cost in ("graph_partitioning", "normalized_graph_partitioning")
@@ -417,8 +456,13 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
         if normalized:
             scale /= n
         scale = max(scale, _TINY)
-        T_min = 1e-4 * scale if self.T_min == "auto" else float(self.T_min)
-        temps = geometric_schedule(max(2.0 * scale, 2.0 * T_min), T_min, self.cooling)
+        t_min = 1e-4 * scale if self.min_temperature == "auto" else float(self.min_temperature)
+        t_max = (
+            max(2.0 * scale, 2.0 * t_min)
+            if self.max_temperature == "auto"
+            else self.max_temperature
+        )
+        temps = GeometricSchedule(t_max, t_min, self.cooling_rate)
         P, path = run_annealing(
             "CorrelationClustering",
             fields,
@@ -445,6 +489,7 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
         self.n_clusters_ = int(np.unique(self.labels_).size)
         hard = np.eye(P.shape[1])[self.labels_]
         self.cost_ = energy(hard)
+        self.temperature_ = float(path.temperature[-1])
         self.path_ = path
         self.n_iter_ = int(sum(path.n_iter))
         return self

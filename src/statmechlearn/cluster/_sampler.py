@@ -8,11 +8,12 @@ from scipy.optimize import linear_sum_assignment
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import kmeans_plusplus
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn.inference._costs import KMeansCost
-from statmechlearn.inference._sampling import sample_assignments
+from statmechlearn._core.validation import RANDOM_STATE
+from statmechlearn.cluster._checks import check_scale, validate_X
+from statmechlearn.inference import KMeansCost, sample_assignments
 
 __all__ = ["GibbsSamplerClustering"]
 
@@ -55,7 +56,7 @@ class GibbsSamplerClustering(ClusterMixin, BaseEstimator):
     init : {"k-means++", "random"}, default="k-means++"
         Start of each chain: nearest of k-means++ seeds, or uniformly random
         labels.
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
@@ -78,7 +79,8 @@ class GibbsSamplerClustering(ClusterMixin, BaseEstimator):
     autocorrelation_time_ : float
         Integrated autocorrelation time of the cost, in sweeps.
     r_hat_ : float
-        Split R-hat of the cost across chains (NaN with one chain).
+        Split R-hat of the cost across chains (NaN with one chain, or when the
+        cost never changes: there is no variance to compare).
     n_iter_ : int
         Sweeps per chain.
     n_features_in_ : int
@@ -107,7 +109,7 @@ class GibbsSamplerClustering(ClusterMixin, BaseEstimator):
         "n_sweeps": [Interval(Integral, 2, None, closed="left")],
         "burn_in": [Interval(Integral, 0, None, closed="left"), None],
         "init": [StrOptions({"k-means++", "random"})],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
@@ -144,7 +146,7 @@ class GibbsSamplerClustering(ClusterMixin, BaseEstimator):
         -------
         self : GibbsSamplerClustering
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = check_scale(validate_X(self, X, dtype=np.float64, ensure_min_samples=2))
         n, k = X.shape[0], self.n_clusters
         if k > n:
             raise ValueError(f"n_clusters={k} must be <= n_samples={n}")
@@ -203,7 +205,7 @@ class GibbsSamplerClustering(ClusterMixin, BaseEstimator):
         ndarray of shape (n_samples, n_clusters)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_X(self, X, dtype=np.float64, reset=False)
         n_nu = self.cluster_sizes_
         d = np.sum((X[:, None, :] - self.cluster_centers_[None, :, :]) ** 2, axis=-1)
         logits = -(n_nu / (n_nu + 1.0)) * d / self.temperature

@@ -7,12 +7,15 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import kmeans_plusplus
-from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import validate_data
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn.inference._costs import PairwiseMRFCost
-from statmechlearn.inference._mean_field import variational_free_energy
+from statmechlearn._core.validation import RANDOM_STATE
+from statmechlearn.cluster._checks import check_scale, validate_X
+from statmechlearn.cluster._maxent import AssignmentPath, effective_clusters
+from statmechlearn.cluster._schedule import GeometricSchedule, run_schedule
+from statmechlearn.inference import PairwiseMRFCost, variational_free_energy
+from statmechlearn.theory.annealing import critical_temperature
 
 __all__ = ["SmoothKMeans"]
 
@@ -95,16 +98,20 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         the pixels of an image), or a callable ``X -> W`` (say,
         ``sklearn.neighbors.kneighbors_graph`` made symmetric). None: no
         graph, which is annealed soft k-means.
+    max_temperature : float or "auto", default="auto"
+        First temperature; "auto" is ``1.1 (T_c + d)``, above the first split
+        (``T_c = 2 lambda_max`` of the data covariance, ``d`` the largest
+        weighted degree of the penalty).
+    min_temperature : float or "auto", default="auto"
+        Floor of the schedule; "auto" is ``1e-3`` times the start. The
+        schedule ends early once every assignment is hard (max ``q > 1 - 1e-4``).
     cooling_rate : float, default=0.9
         ``T <- cooling_rate * T`` between temperatures.
-    min_temperature : float, default=None
-        Floor of the schedule; None means ``1e-3`` times the start. The
-        schedule ends early once every assignment is hard (max ``q > 1 - 1e-4``).
     max_iter : int, default=100
         Maximum sweeps (mean field + centroids) per temperature.
     tol : float, default=1e-4
         A temperature is done when no ``q_i(nu)`` moved more than ``tol``.
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
         Seeds the k-means++ start and the symmetry-breaking jitter.
 
     Attributes
@@ -117,10 +124,10 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         k-means part of the cost of ``labels_``.
     cost_ : float
         Full smooth k-means cost of ``labels_`` (k-means + penalty).
-    temperatures_ : ndarray
-        The schedule that was run, restarts included.
-    bounds_ : ndarray
-        Mean-field bound ``B`` at the end of each temperature.
+    path_ : AssignmentPath
+        Per temperature of the schedule that was run, restarts included:
+        the mean-field bound ``B`` (``free_energy``), distinct clusters,
+        sweeps and convergence.
     temperature_ : float
         Last temperature.
     n_iter_ : int
@@ -152,11 +159,12 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
         "smoothness": [Interval(Real, 0, None, closed="left")],
         "connectivity": ["array-like", "sparse matrix", callable, None],
+        "max_temperature": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "min_temperature": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "cooling_rate": [Interval(Real, 0, 1, closed="neither")],
-        "min_temperature": [Interval(Real, 0, None, closed="neither"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
@@ -165,8 +173,9 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         *,
         smoothness=1.0,
         connectivity=None,
+        max_temperature="auto",
+        min_temperature="auto",
         cooling_rate=0.9,
-        min_temperature=None,
         max_iter=100,
         tol=1e-4,
         random_state=None,
@@ -174,8 +183,9 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         self.n_clusters = n_clusters
         self.smoothness = smoothness
         self.connectivity = connectivity
-        self.cooling_rate = cooling_rate
+        self.max_temperature = max_temperature
         self.min_temperature = min_temperature
+        self.cooling_rate = cooling_rate
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
@@ -207,7 +217,7 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         -------
         self : SmoothKMeans
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = check_scale(validate_X(self, X, dtype=np.float64, ensure_min_samples=2))
         n, k = X.shape[0], self.n_clusters
         if k > n:
             raise ValueError(f"n_clusters={k} must be <= n_samples={n}")
@@ -219,45 +229,62 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         # PairwiseMRFCost rejects self-loops and asymmetric weights with a clear message
         cost = PairwiseMRFCost(np.zeros((n, max(k, 2))), couplings)
         if k == 1:
-            self._finish(X, Xc, np.zeros(n, dtype=np.int64), np.ones((n, 1)), mean, cost, [], [])
+            self._finish(
+                X, Xc, np.zeros(n, dtype=np.int64), np.ones((n, 1)), mean, cost, AssignmentPath()
+            )
             self.n_iter_ = 0
             self.temperature_ = 0.0
             return self
         cov = np.atleast_2d(np.cov(Xc, rowvar=False, bias=True))
-        t_c = 2.0 * float(np.linalg.eigvalsh(cov)[-1])
+        t_c = critical_temperature(cov)
         degree = 0.0 if couplings is None else float(np.max(abs(couplings).sum(axis=1)))
-        T = 1.1 * (t_c + degree)
-        if T <= 0:
-            T = 1.0
-        floor = self.min_temperature if self.min_temperature is not None else 1e-3 * T
+        if self.max_temperature == "auto":
+            T = 1.1 * (t_c + degree)
+            if T <= 0:
+                T = 1.0
+        else:
+            T = float(self.max_temperature)
+        floor = 1e-3 * T if self.min_temperature == "auto" else float(self.min_temperature)
         seeds, _ = kmeans_plusplus(Xc, k, random_state=int(rng.integers(2**31 - 1)))
         Y = seeds.copy()
         Q = np.full((n, k), 1.0 / k)
         scale = np.sqrt(max(np.trace(cov) / Xc.shape[1], 1e-300))
         x_sq = np.sum(Xc**2, axis=1)[:, None]
-        n_iter = 0
 
-        def anneal(Q, Y, T, temps, bounds):
-            nonlocal n_iter
-            while True:
-                Y = Y + 1e-6 * scale * rng.standard_normal(Y.shape)
-                for _ in range(self.max_iter):
-                    cost.unary = np.maximum(x_sq - 2.0 * Xc @ Y.T + np.sum(Y**2, axis=1), 0.0)
-                    change = cost.compiled_mean_field_sweep(Q, T)
-                    mass = Q.sum(axis=0)
-                    live = mass > 1e-12
-                    Y[live] = (Q[:, live].T @ Xc) / mass[live, None]
-                    n_iter += 1
-                    if change < self.tol:
-                        break
-                temps.append(T)
-                bounds.append(variational_free_energy(cost, Q, T))
-                if float(np.min(Q.max(axis=1))) > 1.0 - 1e-4 or T <= floor:
-                    return Q, Y, T
-                T = max(self.cooling_rate * T, floor)
+        path = AssignmentPath()
 
-        temps, bounds = [], []
-        Q, Y, T = anneal(Q, Y, T, temps, bounds)
+        # The engine's state is (Q, Y, sweeps, converged); the fixed point at each T alternates
+        # asynchronous mean-field sweeps with the centroid condition.
+        def solve(state, T):
+            Q, Y = state[0], state[1] + 1e-6 * scale * rng.standard_normal(state[1].shape)
+            for sweeps in range(1, self.max_iter + 1):  # noqa: B007 - counted after the loop
+                cost.unary = np.maximum(x_sq - 2.0 * Xc @ Y.T + np.sum(Y**2, axis=1), 0.0)
+                change = cost.compiled_mean_field_sweep(Q, T)
+                mass = Q.sum(axis=0)
+                live = mass > 1e-12
+                Y[live] = (Q[:, live].T @ Xc) / mass[live, None]
+                if change < self.tol:
+                    break
+            return Q, Y, sweeps, change < self.tol
+
+        def record(state, T):
+            path.temperature.append(float(T))
+            path.free_energy.append(variational_free_energy(cost, state[0], T))
+            path.n_effective.append(effective_clusters(state[0]))
+            path.n_iter.append(state[2])
+            path.converged.append(bool(state[3]))
+
+        def anneal(Q, Y, T):
+            (Q, Y, _, _), temps = run_schedule(
+                (Q, Y, 0, True),
+                GeometricSchedule(T, floor, self.cooling_rate),
+                solve=solve,
+                record=record,
+                stop=lambda state, T: float(np.min(state[0].max(axis=1))) > 1.0 - 1e-4,
+            )
+            return Q, Y, temps[-1]
+
+        Q, Y, T = anneal(Q, Y, T)
         best = (_hard_cost(Xc, Q.argmax(axis=1), k, cost.W), Q, Y, T)
         # Unconstrained annealing keeps every code vector from the start; when they first
         # split, one can stop between two groups (few or no objects nearest) and take no part
@@ -275,18 +302,18 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
             Q[:, wide] += Q[:, small]
             Q[:, wide] *= 0.5
             Q[:, small] = Q[:, wide]
-            Q, Y, T = anneal(Q, Y, max(1.1 * t_split, floor), temps, bounds)
+            Q, Y, T = anneal(Q, Y, max(1.1 * t_split, floor))
             value = _hard_cost(Xc, Q.argmax(axis=1), k, cost.W)
             if value >= best[0] * (1 - 1e-9):
                 break
             best = (value, Q, Y, T)
         _, Q, Y, T = best
-        self.n_iter_ = n_iter
-        self.temperature_ = T
-        self._finish(X, Xc, Q.argmax(axis=1), Q, mean, cost, temps, bounds)
+        self.n_iter_ = int(sum(path.n_iter))
+        self.temperature_ = float(T)
+        self._finish(X, Xc, Q.argmax(axis=1), Q, mean, cost, path)
         return self
 
-    def _finish(self, X, Xc, labels, Q, mean, cost, temps, bounds):
+    def _finish(self, X, Xc, labels, Q, mean, cost, path):
         k = self.n_clusters
         Q = Q[:, :k]
         mass = Q.sum(axis=0)
@@ -298,5 +325,4 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         self.cluster_centers_ = centers
         self.inertia_ = _within_ss(Xc, labels, k)
         self.cost_ = self.inertia_ + _disagreement(labels, cost.W)
-        self.temperatures_ = np.array(temps)
-        self.bounds_ = np.array(bounds)
+        self.path_ = path

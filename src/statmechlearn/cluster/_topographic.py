@@ -18,18 +18,33 @@ import numbers
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin, _fit_context
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+    _fit_context,
+)
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from statmechlearn._core.distances import squared_distances
+from statmechlearn._core.rng import check_random_state
+from statmechlearn._core.validation import (
+    RANDOM_STATE,
+    check_array_finite,
+    check_magnitude,
+    check_real,
+)
+from statmechlearn.cluster._checks import check_scale, validate_X
 from statmechlearn.cluster._maxent import (
     AssignmentPath,
     assignment_entropy,
-    geometric_schedule,
     gibbs_assignments,
     solve_fixed_point,
-    squared_distances,
 )
+from statmechlearn.cluster._schedule import GeometricSchedule, run_schedule
+from statmechlearn.theory.annealing import critical_temperature
 
 __all__ = ["TopologicalVQ", "grid_transmission", "topographic_critical_temperature"]
 
@@ -65,13 +80,17 @@ def grid_transmission(grid, sigma):
     -------
     ndarray of shape (K, K)
     """
-    if not sigma >= 0:
-        raise ValueError(f"sigma must be >= 0, got {sigma}")
+    grid = check_array_finite(grid, "grid", ndim=2)
+    if 0 in grid.shape:
+        raise ValueError(f"grid must hold at least one unit with coordinates, got {grid.shape}")
+    sigma = check_real(sigma, "sigma", minimum=0.0)
     K = grid.shape[0]
     if sigma == 0:
         return np.eye(K)
-    d2 = ((grid[:, None, :] - grid[None, :, :]) ** 2).sum(-1)
-    T = np.exp(-d2 / (2.0 * sigma**2))
+    # distances in units of sigma: no overflow of d^2 or sigma^2 at extreme scales
+    G = grid / sigma
+    d2 = ((G[:, None, :] - G[None, :, :]) ** 2).sum(-1)
+    T = np.exp(-d2 / 2.0)
     return T / T.sum(axis=1, keepdims=True)
 
 
@@ -93,19 +112,26 @@ def topographic_critical_temperature(X, transmission):
     -------
     float
     """
-    X = np.asarray(X, dtype=float)
-    Xc = X - X.mean(axis=0)
-    lam = float(np.linalg.eigvalsh(Xc.T @ Xc / X.shape[0])[-1])
-    T = np.asarray(transmission, dtype=float)
+    X = check_array_finite(X, "X", ndim=2)
+    if 0 in X.shape:
+        raise ValueError(f"X must hold at least one sample and one feature, got {X.shape}")
+    check_magnitude(X, "X")
+    T = check_array_finite(transmission, "transmission", ndim=2)
     K = T.shape[0]
+    if T.shape != (K, K) or K == 0:
+        raise ValueError(f"transmission must be a non-empty square matrix, got {T.shape}")
+    if np.any(T < 0) or not np.allclose(T.sum(axis=1), 1.0, rtol=0.0, atol=1e-8):
+        raise ValueError("transmission must be row-stochastic: entries >= 0, rows summing to 1")
+    Xc = X - X.mean(axis=0)
+    t_c = critical_temperature(Xc.T @ Xc / X.shape[0])
     if K == 1:
         return 0.0
     M = (T.T @ (np.eye(K) - 1.0 / K) @ T) / T.sum(axis=0)[:, None]
     mu = float(np.max(np.real(np.linalg.eigvals(M))))
-    return 2.0 * lam * mu
+    return t_c * mu
 
 
-class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
+class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Soft topographic vector quantisation (a self-organising map) by deterministic annealing.
 
     Minimises ``sum_i sum_nu T[c(i), nu] |x_i - y_nu|^2`` (notes §3.5): the
@@ -125,10 +151,13 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
     sigma : float, default=1.0
         Neighbourhood width in grid units (``>= 0``; 0 is plain DA k-means
         with a fixed number of units).
-    T_min : float or "auto", default="auto"
+    max_temperature : float or "auto", default="auto"
+        First temperature; "auto" is twice :attr:`critical_temperature_` (at
+        least twice ``min_temperature``).
+    min_temperature : float or "auto", default="auto"
         Last temperature; "auto" is ``1e-3`` times the largest variance of
         the data.
-    cooling : float, default=0.9
+    cooling_rate : float, default=0.9
         Ratio of successive temperatures, in (0, 1).
     max_iter : int, default=500
         Fixed-point iterations per temperature.
@@ -138,7 +167,7 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
     noise : float, default=1e-3
         Relative perturbation of the assignments at each temperature, which
         lets the map leave the collapsed state once it is unstable (> 0).
-    random_state : int, Generator or None, default=None
+    random_state : None, int, RandomState or Generator, default=None
 
     Attributes
     ----------
@@ -179,12 +208,19 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "grid_shape": [Interval(numbers.Integral, 1, None, closed="left"), tuple],
         "sigma": [Interval(numbers.Real, 0, None, closed="left")],
-        "T_min": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
-        "cooling": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "min_temperature": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            StrOptions({"auto"}),
+        ],
+        "cooling_rate": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": [*RANDOM_STATE],
     }
 
     def __init__(
@@ -192,8 +228,9 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
         grid_shape=(5, 5),
         *,
         sigma=1.0,
-        T_min="auto",
-        cooling=0.9,
+        max_temperature="auto",
+        min_temperature="auto",
+        cooling_rate=0.9,
         max_iter=500,
         tol=1e-5,
         noise=1e-3,
@@ -201,8 +238,9 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
     ):
         self.grid_shape = grid_shape
         self.sigma = sigma
-        self.T_min = T_min
-        self.cooling = cooling
+        self.max_temperature = max_temperature
+        self.min_temperature = min_temperature
+        self.cooling_rate = cooling_rate
         self.max_iter = max_iter
         self.tol = tol
         self.noise = noise
@@ -222,7 +260,7 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_data(self, X, dtype=float, ensure_min_samples=2)
+        X = check_scale(validate_X(self, X, dtype=float, ensure_min_samples=2))
         grid = _grid(self.grid_shape)
         K, n = grid.shape[0], X.shape[0]
         if K > n:
@@ -230,11 +268,18 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
         Tm = grid_transmission(grid, float(self.sigma))
         rng = check_random_state(self.random_state)
         Xc = X - X.mean(axis=0)
-        scale = float(np.linalg.eigvalsh(Xc.T @ Xc / n)[-1])
+        scale = 0.5 * critical_temperature(Xc.T @ Xc / n)
         t_c = topographic_critical_temperature(X, Tm)
-        T_min = 1e-3 * max(scale, _TINY) if self.T_min == "auto" else float(self.T_min)
-        T_start = max(2.0 * t_c, 2.0 * T_min, _TINY)
-        temps = geometric_schedule(T_start, min(T_min, T_start), self.cooling)
+        t_min = (
+            1e-3 * max(scale, _TINY)
+            if self.min_temperature == "auto"
+            else float(self.min_temperature)
+        )
+        t_max = (
+            max(2.0 * t_c, 2.0 * t_min, _TINY)
+            if self.max_temperature == "auto"
+            else self.max_temperature
+        )
 
         def centres(P):
             W = P @ Tm
@@ -246,23 +291,34 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
             return squared_distances(X, centres(P), x_sq) @ Tm.T, None
 
         path = AssignmentPath()
-        P = np.full((n, K), 1.0 / K)
         spread = 1e-3 * np.sqrt(max(scale, _TINY))
-        converged = True
-        for T in temps:
-            P = P * np.exp(self.noise * rng.standard_normal(P.shape))
+
+        # The units never split or merge (the grid is fixed), so there is no transition step;
+        # the perturbation lets the map leave the collapsed state once it is unstable.
+        def solve(state, T):
+            P = state[0] * np.exp(self.noise * rng.standard_normal(state[0].shape))
             P /= P.sum(axis=1, keepdims=True)
             P, it, converged, _ = solve_fixed_point(
                 fields, P, T, max_iter=self.max_iter, tol=self.tol
             )
+            return P, it, converged
+
+        def record(state, T):
+            P, it, converged = state
             h, _ = fields(P)
-            Y = centres(P)
             energy = float(np.sum(P * h))
             path.temperature.append(float(T))
             path.free_energy.append(energy - T * assignment_entropy(P))
-            path.n_effective.append(_distinct_rows(Y, spread))
+            path.n_effective.append(_distinct_rows(centres(P), spread))
             path.n_iter.append(it)
             path.converged.append(converged)
+
+        (P, _, converged), temps = run_schedule(
+            (np.full((n, K), 1.0 / K), 0, True),
+            GeometricSchedule(t_max, t_min, self.cooling_rate),
+            solve=solve,
+            record=record,
+        )
         if not converged:
             import warnings
 
@@ -287,7 +343,12 @@ class TopologicalVQ(ClusterMixin, TransformerMixin, BaseEstimator):
 
     def _check_X(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=float, reset=False)
+        return validate_X(self, X, dtype=float, reset=False)
+
+    @property
+    def _n_features_out(self):
+        """Number of output columns of :meth:`transform` (for ``get_feature_names_out``)."""
+        return self.cluster_centers_.shape[0]
 
     def transform(self, X):
         """Expected topographic cost ``h[i, r] = sum_nu T[r, nu] |x_i - y_nu|^2`` of each index.
