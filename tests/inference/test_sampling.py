@@ -253,7 +253,7 @@ def test_simulated_annealing_finds_ground_state(method):
     assert res.acceptance_rate[0] > res.acceptance_rate[-1]
 
 
-def test_adaptive_schedule_runs_to_t_end():
+def test_adaptive_schedule_runs_to_min_temperature():
     cost = _blobs(9, n=10, k=2)
     sched = CoolingSchedule("adaptive", 10.0, 0.05, n_steps=10_000, delta=0.3)
     res = simulated_annealing(cost, sched, sweeps_per_temperature=5, n_chains=2, random_state=0)
@@ -283,7 +283,7 @@ def test_bad_input():
         PairwiseMRFCost(np.full((3, 2), np.nan))
     with pytest.raises(ValueError, match="n_clusters"):
         KMeansCost(np.zeros((3, 2)), 4)
-    with pytest.raises(ValueError, match="t_end"):
+    with pytest.raises(ValueError, match="min_temperature"):
         CoolingSchedule("exponential", 1.0, 2.0)
     with pytest.raises(ValueError, match="couplings"):
         PairwiseMRFCost(np.zeros((3, 2)), sparse.eye(4))

@@ -201,7 +201,7 @@ def test_bad_input_is_named():
         OutlierRobustClassifier(gamma=-1.0).fit(X, S)
     with pytest.raises(ValueError, match="gamma"):
         HebbClassifier(gamma=0.0).fit(X, S)
-    with pytest.raises(ValueError, match="eta must be a finite"):
+    with pytest.raises(ValueError, match="'eta' parameter of OutlierRobustClassifier"):
         OutlierRobustClassifier(eta=np.inf).fit(X, S)
     with pytest.raises(ValueError, match="selection"):
         OutlierRobustClassifier("medium").fit(X, S)
@@ -241,3 +241,65 @@ def test_fused_em_pass_in_parallel_blocks_matches_its_twin():
         soft_em_pass(X, S, J, 3.0, 0.5), soft_em_pass_numpy(X, S, J, 3.0, 0.5), strict=True
     ):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)
+
+
+# ------------------------------------------------------------- predict_proba
+
+
+def _mixture_posterior(X, centre, gamma, eta):
+    """P(S = +1 | x) of the outlier mixture, from the Gaussian densities themselves."""
+    from scipy.stats import multivariate_normal
+
+    cov = np.eye(X.shape[1]) / gamma
+    rho = informative_fraction(eta)
+    outlier = (1.0 - rho) * multivariate_normal(np.zeros(X.shape[1]), cov).pdf(X)
+    plus = rho * multivariate_normal(centre, cov).pdf(X) + outlier
+    minus = rho * multivariate_normal(-centre, cov).pdf(X) + outlier
+    return plus / (plus + minus)
+
+
+@pytest.mark.parametrize("selection", ["soft", "hard"])
+def test_predict_proba_is_the_mixture_posterior_at_the_fitted_parameters(selection):
+    model, X, S, _ = _data(seed=11, n=600, N=5, gamma=2.0)
+    clf = OutlierRobustClassifier(selection, fit_intercept=False).fit(X, S)
+    Xt = model.sample(300, random_state=12)[0]
+    proba = clf.predict_proba(Xt)
+    expected = _mixture_posterior(Xt, clf.coef_[0], clf.gamma_, clf.eta_)
+    np.testing.assert_allclose(proba[:, 1], expected, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_allclose(clf.predict_log_proba(Xt), np.log(proba), rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(clf.predict(Xt), clf.classes_[np.argmax(proba, axis=1)])
+
+
+def test_soft_selection_proba_is_calibrated_on_data_from_the_model():
+    # the model's posterior with the true parameters, and binned frequencies of fresh labels
+    model = OutlierMixture(n_features=4, eta=0.0, gamma=2.0)
+    X, S, _ = model.sample(20000, random_state=21)
+    clf = OutlierRobustClassifier(fit_intercept=False).fit(X, S)
+    Xt, St, _ = model.sample(40000, random_state=22)
+    p = clf.predict_proba(Xt)[:, 1]
+    truth = _mixture_posterior(Xt, model.B / np.sqrt(model.n_features), model.gamma, model.eta)
+    assert np.mean(np.abs(p - truth)) < 0.02
+    order = np.argsort(p)
+    chi2 = 0.0
+    for block in np.array_split(order, 10):
+        q = p[block].mean()
+        chi2 += (np.mean(St[block] == 1) - q) ** 2 / (q * (1 - q) / block.size)
+    assert chi2 < 40.0  # 10 bins: P(chi2_10 > 40) ~ 2e-5
+
+
+def test_hebb_proba_is_the_two_cluster_posterior():
+    model = OutlierMixture(n_features=4, eta=-np.inf, gamma=2.0)
+    X, S, _ = model.sample(20000, random_state=31)
+    clf = HebbClassifier(gamma=2.0, fit_intercept=False).fit(X, S)
+    Xt, St, _ = model.sample(40000, random_state=32)
+    p = clf.predict_proba(Xt)[:, 1]
+    np.testing.assert_allclose(p, expit(2 * 2.0 * clf.decision_function(Xt)), rtol=1e-12)
+    truth = _mixture_posterior(Xt, model.B / np.sqrt(model.n_features), 2.0, -np.inf)
+    assert np.mean(np.abs(p - truth)) < 0.02
+    order = np.argsort(p)
+    chi2 = sum(
+        (np.mean(St[b] == 1) - p[b].mean()) ** 2 / (p[b].mean() * (1 - p[b].mean()) / b.size)
+        for b in np.array_split(order, 10)
+    )
+    assert chi2 < 40.0

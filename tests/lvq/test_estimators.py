@@ -239,13 +239,13 @@ def test_bad_input_is_named(cls):
         cls(20, init="random-sample").fit(X, y)
     with pytest.raises(ValueError, match=r"init array must have shape \(2, 2\)"):
         cls(init=np.zeros((3, 2))).fit(X, y)
-    with pytest.raises(ValueError, match="init must be one of"):
+    with pytest.raises(ValueError, match="'init' parameter of " + cls.__name__):
         cls(init="origin").fit(X, y)
 
 
 def test_rule_parameters_are_checked():
     X, y = make_blobs(30, centers=2, random_state=0)
-    with pytest.raises(ValueError, match=r"window must be in \(0, 1\)"):
+    with pytest.raises(ValueError, match=r"'window' parameter of LVQ21 .*\(0.0, 1.0\)"):
         LVQ21(window=1.5).fit(X, y)
     with pytest.raises(ValueError, match="activation"):
         GLVQ(activation="relu").fit(X, y)
@@ -255,3 +255,42 @@ def test_rule_parameters_are_checked():
         VQ(n_prototypes=0).fit(X)
     with pytest.raises(ValueError, match="exceeds n_samples"):
         VQ(n_prototypes=40).fit(X)
+
+
+# ------------------------------------------------- conventions: seeds, feature names
+
+
+@pytest.mark.parametrize("cls", [*CLASSIFIERS, VQ])
+def test_random_state_accepts_none_int_randomstate_and_generator(cls):
+    X, y = make_blobs(40, centers=2, random_state=0)
+    fits = {}
+    for name, seed in [
+        ("none", None),
+        ("int", 3),
+        ("randomstate", np.random.RandomState(3)),
+        ("generator", np.random.default_rng(3)),
+    ]:
+        est = cls(random_state=seed, max_iter=5, tol=0.0)
+        fits[name] = (est.fit(X) if cls is VQ else est.fit(X, y)).prototypes_
+        assert np.all(np.isfinite(fits[name]))
+    again = cls(random_state=3, max_iter=5, tol=0.0)
+    again = again.fit(X) if cls is VQ else again.fit(X, y)
+    np.testing.assert_array_equal(again.prototypes_, fits["int"])
+    with pytest.raises(ValueError, match=f"'random_state' parameter of {cls.__name__}"):
+        cls(random_state="seven").fit(X, y)
+
+
+@pytest.mark.parametrize("cls", [*CLASSIFIERS, VQ])
+def test_transform_names_its_columns_and_sets_pandas_output(cls):
+    pd = pytest.importorskip("pandas")
+    X, y = make_blobs(40, centers=2, random_state=0)
+    est = cls(random_state=0).set_output(transform="pandas")
+    est = est.fit(X) if cls is VQ else est.fit(X, y)
+    names = est.get_feature_names_out()
+    k = est.prototypes_.shape[0]
+    assert list(names) == [f"{cls.__name__.lower()}{i}" for i in range(k)]
+    frame = est.transform(pd.DataFrame(X, columns=["a", "b"]))
+    assert isinstance(frame, pd.DataFrame) and list(frame.columns) == list(names)
+    np.testing.assert_allclose(
+        frame.to_numpy(), np.sqrt(((X[:, None] - est.prototypes_) ** 2).sum(-1))
+    )

@@ -67,5 +67,5 @@ def test_input_errors():
             a=0,
             b=1,
         )
-    with pytest.raises(ValueError, match="rule must be one of"):
+    with pytest.raises(ValueError, match="name must be one of"):
         wta_rule("lvq3")

@@ -28,7 +28,7 @@ import numba
 import numpy as np
 from scipy import sparse
 
-from statmechlearn._core.validation import check_int
+from statmechlearn._core.validation import check_array_finite, check_int
 
 __all__ = [
     "KMeansCost",
@@ -54,6 +54,8 @@ def check_labels(labels, n_sites, n_states, name="init"):
     ndarray of shape (B, n_sites), dtype int64
     """
     arr = np.asarray(labels)
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must hold integer labels, got complex values")
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] != n_sites:
@@ -147,7 +149,16 @@ def graph_coloring(adjacency):
         Colour of each site, ``0..n_colors-1``; at most ``max degree + 1``
         colours.
     """
-    A = sparse.csr_array(adjacency)
+    if sparse.issparse(adjacency):
+        A = sparse.csr_array(adjacency)
+        values = A.data
+    else:
+        values = check_array_finite(adjacency, "adjacency", ndim=2, dtype=None)
+        A = sparse.csr_array(values)
+    if np.iscomplexobj(values) or not np.all(np.isfinite(values)):
+        raise ValueError("adjacency must hold finite real weights (non-zero: an edge)")
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"adjacency must be a square (n, n) matrix, got shape {A.shape}")
     return _greedy_coloring(A.indptr.astype(np.int64), A.indices.astype(np.int64), A.shape[0])
 
 

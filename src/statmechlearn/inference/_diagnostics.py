@@ -2,19 +2,25 @@
 
 import numpy as np
 
+from statmechlearn._core.validation import check_array_finite, check_real
+
 __all__ = ["effective_sample_size", "integrated_autocorrelation_time", "r_hat"]
 
 
 def _as_chains(x, name):
-    arr = np.asarray(x, dtype=float)
+    arr = check_array_finite(x, name)
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must have shape (n_draws,) or (n_chains, n_draws), got {arr.shape}"
         )
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} must not be empty")
+    top = np.max(np.abs(arr))
+    if top > 1e100:
+        # the diagnostics are scale free; variances of such a trace would overflow
+        arr = arr / top
     return arr
 
 
@@ -56,6 +62,7 @@ def integrated_autocorrelation_time(x, c=5.0):
         1 (nothing moves, nothing is correlated) — check the acceptance rate.
     """
     arr = _as_chains(x, "x")
+    c = check_real(c, "c", minimum=0.0, include_min=False)
     if arr.shape[1] < 2:
         raise ValueError(f"x needs at least 2 draws per chain, got {arr.shape[1]}")
     rho = _autocorrelation(arr)

@@ -19,12 +19,15 @@ Besag's iterated conditional modes (zero temperature, a local minimum of E).
 """
 
 import math
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import check_choice, check_int, check_real
+from statmechlearn._core.validation import RANDOM_STATE, check_real
 from statmechlearn.inference._costs import PairwiseMRFCost, grid_graph
 from statmechlearn.inference._mean_field import iterated_conditional_modes, mean_field
 from statmechlearn.inference._sampling import sample_assignments
@@ -159,7 +162,8 @@ class IsingDenoiser(BaseEstimator):
         Mean field and ICM: maximum sweeps.
     tol : float, default=1e-4
         Mean field: stop when no marginal moves more than this.
-    random_state : int, Generator or None
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
+        Gibbs: seeds the sweeps.
 
     Attributes
     ----------
@@ -192,6 +196,20 @@ class IsingDenoiser(BaseEstimator):
     True
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "coupling": [Interval(Real, 0, np.inf, closed="left")],
+        "field": [Interval(Real, 0, np.inf, closed="left")],
+        "method": [StrOptions({"mean_field", "gibbs", "icm"})],
+        "temperature": [Interval(Real, 0, np.inf, closed="neither")],
+        "connectivity": [Options(Integral, {4, 8})],
+        "n_chains": [Interval(Integral, 1, None, closed="left")],
+        "n_sweeps": [Interval(Integral, 1, None, closed="left")],
+        "burn_in": [Interval(Integral, 0, None, closed="left"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, np.inf, closed="left")],
+        "random_state": [*RANDOM_STATE],
+    }
+
     def __init__(
         self,
         coupling=2.0,
@@ -218,6 +236,7 @@ class IsingDenoiser(BaseEstimator):
         self.tol = tol
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, image, y=None):
         """De-noise ``image``.
 
@@ -232,17 +251,15 @@ class IsingDenoiser(BaseEstimator):
         -------
         self
         """
-        method = check_choice(self.method, "method", ("mean_field", "gibbs", "icm"))
+        method = self.method
         spins, encoding = to_spins(image)
-        T = check_real(self.temperature, "temperature", minimum=0.0, include_min=False)
+        T = float(self.temperature)
         cost = ising_cost(spins, self.coupling, self.field, self.connectivity)
         rng = check_random_state(self.random_state)
         start = (spins.ravel() > 0).astype(np.int64)
         self.diagnostics_ = None
         if method == "icm":
-            labels, self.n_iter_ = iterated_conditional_modes(
-                cost, start, max_iter=check_int(self.max_iter, "max_iter", minimum=1)
-            )
+            labels, self.n_iter_ = iterated_conditional_modes(cost, start, max_iter=self.max_iter)
             marg = labels.astype(float)
         elif method == "mean_field":
             Q0 = np.column_stack([1.0 - start, start]) * 0.8 + 0.1

@@ -27,7 +27,12 @@ import numpy as np
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.information import xlogy_sum
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import check_choice, check_int, check_real
+from statmechlearn._core.validation import (
+    check_array_finite,
+    check_choice,
+    check_int,
+    check_real,
+)
 from statmechlearn.inference._costs import check_labels
 
 __all__ = [
@@ -63,10 +68,20 @@ def variational_free_energy(cost, Q, temperature):
     float
     """
     T = check_real(temperature, "temperature", minimum=0.0, include_min=False)
+    Q = check_array_finite(Q, "Q", shape=(cost.n_sites, cost.n_states))
+    if np.any(Q < 0) or not np.allclose(Q.sum(axis=1), 1.0, rtol=0.0, atol=1e-6):
+        raise ValueError("Q must hold probabilities: rows >= 0 that sum to 1")
+    return _free_energy(cost, Q, T)
+
+
+def _free_energy(cost, Q, T):
+    """:func:`variational_free_energy` of a checked ``Q`` (the mean-field loop's trace)."""
     return cost.expected_cost(Q) + T * xlogy_sum(Q)
 
 
 def _check_q(Q, cost):
+    if np.iscomplexobj(Q):
+        raise TypeError("init must hold real probabilities, got complex values")
     Q = np.array(Q, dtype=float)
     if Q.shape != (cost.n_sites, cost.n_states):
         raise ValueError(f"init must have shape ({cost.n_sites}, {cost.n_states}), got {Q.shape}")
@@ -156,14 +171,14 @@ def mean_field(
     damping = check_real(damping, "damping", minimum=0.0, maximum=1.0, include_max=False)
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     tol = check_real(tol, "tol", minimum=0.0)
+    rng = check_random_state(random_state)
     if init is None:
-        rng = check_random_state(random_state)
         Q = 1.0 + 1e-3 * rng.standard_normal((cost.n_sites, cost.n_states))
         Q = _check_q(np.abs(Q), cost)
     else:
         Q = _check_q(init, cost)
     blocks = cost.blocks() if update == "asynchronous" else None
-    trace = [variational_free_energy(cost, Q, T)]
+    trace = [_free_energy(cost, Q, T)]
     converged = False
     n_iter = 0
     for _ in range(max_iter):
@@ -181,7 +196,7 @@ def mean_field(
             new = damping * Q + (1.0 - damping) * new
             change = float(np.max(np.abs(new - Q)))
             Q = new
-        trace.append(variational_free_energy(cost, Q, T))
+        trace.append(_free_energy(cost, Q, T))
         if change < tol:
             converged = True
             break
@@ -226,7 +241,7 @@ def mean_field_annealing(cost, temperatures, *, init=None, random_state=None, **
     list of MeanFieldResult
         One per temperature.
     """
-    temps = np.asarray(temperatures, dtype=float)
+    temps = check_array_finite(temperatures, "temperatures")
     if temps.ndim != 1 or temps.size == 0:
         raise ValueError("temperatures must be a non-empty 1-D sequence")
     if not np.all(np.isfinite(temps)) or np.any(temps <= 0):

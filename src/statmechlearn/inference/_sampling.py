@@ -22,7 +22,12 @@ import numpy as np
 from scipy.special import logsumexp
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import check_choice, check_int, check_real
+from statmechlearn._core.validation import (
+    check_array_finite,
+    check_choice,
+    check_int,
+    check_real,
+)
 from statmechlearn.inference._costs import check_labels
 from statmechlearn.inference._diagnostics import integrated_autocorrelation_time, r_hat
 
@@ -90,6 +95,17 @@ def sweep(cost, state, temperature, uniforms, *, method="gibbs", compiled=True):
     ndarray of shape (B,)
         Number of sites that changed state in each chain.
     """
+    temperature = _check_temperature(temperature)
+    method = check_choice(method, "method", ("gibbs", "metropolis"))
+    n_chains = cost.labels(state).shape[0]
+    uniforms = check_array_finite(uniforms, "uniforms", shape=(n_chains, cost.n_sites, 2))
+    if np.any(uniforms < 0.0) or np.any(uniforms >= 1.0):
+        raise ValueError("uniforms must lie in [0, 1)")
+    return _sweep(cost, state, temperature, uniforms, method, compiled)
+
+
+def _sweep(cost, state, temperature, uniforms, method, compiled):
+    """:func:`sweep` on checked arguments (the samplers' inner loop)."""
     beta = 1.0 / temperature
     metropolis = method == "metropolis"
     order = cost.sweep_order()
@@ -220,9 +236,7 @@ def sample_assignments(
         iterator = tqdm(iterator, desc=f"{method} T={T:.3g}", unit="sweep")
     start = time.perf_counter()
     for t in iterator:
-        moved = sweep(
-            cost, state, T, rng.random((n_chains, n, 2)), method=method, compiled=compiled
-        )
+        moved = _sweep(cost, state, T, rng.random((n_chains, n, 2)), method, compiled)
         L = cost.labels(state)
         energies[:, t] = cost.energy(L)
         if t >= burn_in:
@@ -254,19 +268,20 @@ class CoolingSchedule:
     Parameters
     ----------
     kind : {"exponential", "logarithmic", "adaptive"}, default="exponential"
-        ``exponential``: ``T_t = T_0 (T_end / T_0)^(t / (n_steps - 1))``.
+        ``exponential``: ``T_t = T_max (T_min / T_max)^(t / (n_steps - 1))``, a
+        geometric schedule with ``cooling_rate = (T_min / T_max)^(1 / (n_steps - 1))``.
         ``logarithmic``: ``T_t = T_0 log 2 / log(t + 2)`` (Geman & Geman's
         schedule, which reaches the ground state with probability one when
-        ``T_0`` exceeds the deepest barrier — and is far too slow to use
+        ``T_0 = max_temperature`` exceeds the deepest barrier — and is far too slow to use
         for anything but small problems).
         ``adaptive``: Aarts & van Laarhoven,
         ``T_{t+1} = T_t / (1 + T_t log(1 + delta) / (3 sigma_t))`` with
         ``sigma_t`` the spread of the energy at ``T_t``: slow where the
         energy fluctuates (near transitions), fast elsewhere; stops below
-        ``t_end`` or after ``n_steps``.
-    t_start : float, default=10.0
+        ``min_temperature`` or after ``n_steps``.
+    max_temperature : float, default=10.0
         Initial temperature.
-    t_end : float, default=0.01
+    min_temperature : float, default=0.01
         Final temperature (exponential), stopping temperature (adaptive);
         not used by the logarithmic schedule.
     n_steps : int, default=100
@@ -275,19 +290,30 @@ class CoolingSchedule:
         Adaptive cooling distance: larger cools faster.
     """
 
-    def __init__(self, kind="exponential", t_start=10.0, t_end=0.01, n_steps=100, delta=0.1):
+    def __init__(
+        self,
+        kind="exponential",
+        max_temperature=10.0,
+        min_temperature=0.01,
+        n_steps=100,
+        delta=0.1,
+    ):
         self.kind = check_choice(kind, "kind", ("exponential", "logarithmic", "adaptive"))
-        self.t_start = _check_temperature(t_start, "t_start")
-        self.t_end = _check_temperature(t_end, "t_end")
-        if self.kind != "logarithmic" and self.t_end >= self.t_start:
-            raise ValueError(f"t_end must be below t_start={self.t_start:g}, got {self.t_end:g}")
+        self.max_temperature = _check_temperature(max_temperature, "max_temperature")
+        self.min_temperature = _check_temperature(min_temperature, "min_temperature")
+        if self.kind != "logarithmic" and self.min_temperature >= self.max_temperature:
+            raise ValueError(
+                f"min_temperature must be below max_temperature={self.max_temperature:g}, "
+                f"got {self.min_temperature:g}"
+            )
         self.n_steps = check_int(n_steps, "n_steps", minimum=1)
         self.delta = check_real(delta, "delta", minimum=0.0, include_min=False)
 
     def __repr__(self):
         return (
-            f"CoolingSchedule(kind={self.kind!r}, t_start={self.t_start:g}, "
-            f"t_end={self.t_end:g}, n_steps={self.n_steps}, delta={self.delta:g})"
+            f"CoolingSchedule(kind={self.kind!r}, max_temperature={self.max_temperature:g}, "
+            f"min_temperature={self.min_temperature:g}, n_steps={self.n_steps}, "
+            f"delta={self.delta:g})"
         )
 
     def next_temperature(self, step, temperature, energy_std):
@@ -311,12 +337,13 @@ class CoolingSchedule:
         if self.kind == "exponential":
             if self.n_steps == 1:
                 return None
-            return self.t_start * (self.t_end / self.t_start) ** ((step + 1) / (self.n_steps - 1))
+            ratio = self.min_temperature / self.max_temperature
+            return self.max_temperature * ratio ** ((step + 1) / (self.n_steps - 1))
         if self.kind == "logarithmic":
-            return self.t_start * math.log(2.0) / math.log(step + 3.0)
+            return self.max_temperature * math.log(2.0) / math.log(step + 3.0)
         sigma = max(energy_std, 1e-12 * max(1.0, abs(temperature)))
         new = temperature / (1.0 + temperature * math.log1p(self.delta) / (3.0 * sigma))
-        return None if new < self.t_end else new
+        return None if new < self.min_temperature else new
 
 
 @dataclass(frozen=True)
@@ -402,7 +429,7 @@ def simulated_annealing(
     best = cost.labels(state).copy()
     best_e = cost.energy(best)
     temps, means, rates = [], [], []
-    T = schedule.t_start
+    T = schedule.max_temperature
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -414,9 +441,7 @@ def simulated_annealing(
         e_t = np.empty((n_chains, per_t))
         moved = 0
         for s in range(per_t):
-            moved += sweep(
-                cost, state, T, rng.random((n_chains, n, 2)), method=method, compiled=compiled
-            ).sum()
+            moved += _sweep(cost, state, T, rng.random((n_chains, n, 2)), method, compiled).sum()
             L = cost.labels(state)
             e = cost.energy(L)
             e_t[:, s] = e
@@ -491,6 +516,7 @@ def exact_gibbs(cost, temperature, *, max_configurations=2_000_000):
     ExactGibbs
     """
     T = _check_temperature(temperature)
+    max_configurations = check_int(max_configurations, "max_configurations", minimum=1)
     n, k = cost.n_sites, cost.n_states
     total = k**n
     if total > max_configurations:
@@ -541,8 +567,8 @@ def factorial_log_partition(unary, temperature):
     float
     """
     T = _check_temperature(temperature)
-    U = np.asarray(unary, dtype=float)
-    if U.ndim != 2 or not np.all(np.isfinite(U)):
+    U = check_array_finite(unary, "unary")
+    if U.ndim != 2 or 0 in U.shape:
         raise ValueError("unary must be a finite (n_sites, n_states) array")
     return float(logsumexp(-U / T, axis=1).sum())
 

@@ -3,7 +3,9 @@
 Learning in the presence of outliers (Dietrich & Opper):
 :class:`OutlierRobustClassifier` (soft- and hard-selection EM) and
 :class:`HebbClassifier` (eq. 25); the EM iterations, batched over runs for
-the simulations, are in :mod:`statmechlearn.linear._selection_em`.
+the simulations: :func:`soft_selection_em`, :func:`hard_selection_em` (both
+returning an :class:`EMResult`), :func:`hard_selection_energy` (the energy
+(10) of a selection) and :func:`hebb_vector`.
 
 The sparse Bayesian classifier (Uda & Kabashima):
 :class:`SparseBayesClassifier` (O(NM) message passing, leave-one-out error
@@ -13,11 +15,12 @@ the naive reference :func:`sparse_bayes_bp`, and
 :class:`SmoothedStepActivation` (the output channel ``f``).
 """
 
-from statmechlearn._core.channels import SmoothedStepActivation
 from statmechlearn.linear._outliers import HebbClassifier, OutlierRobustClassifier
 from statmechlearn.linear._rvm import RVMClassifier
 from statmechlearn.linear._selection_em import (
+    EMResult,
     hard_selection_em,
+    hard_selection_energy,
     hebb_vector,
     soft_selection_em,
 )
@@ -29,10 +32,12 @@ from statmechlearn.linear._sparse_bayes import (
     sphere_rows,
 )
 from statmechlearn.linear._sparse_bayes_mp import sparse_bayes_amp, sparse_bayes_bp
+from statmechlearn.theory.sparse_bayes import SmoothedStepActivation
 
 __all__ = [
     "PAPER_C_GRID",
     "PAPER_KAPPA_GRID",
+    "EMResult",
     "HebbClassifier",
     "OutlierRobustClassifier",
     "RVMClassifier",
@@ -40,6 +45,7 @@ __all__ = [
     "SparseBayesClassifier",
     "SparseBayesClassifierCV",
     "hard_selection_em",
+    "hard_selection_energy",
     "hebb_vector",
     "soft_selection_em",
     "sparse_bayes_amp",

@@ -6,19 +6,23 @@ random label, and all have variance ``1 / gamma`` per component; a fraction
 ``1 / (1 + e^eta)`` is informative. :class:`OutlierRobustClassifier`
 estimates ``m`` by EM, weighting (soft) or selecting (hard) the examples it
 judges informative; :class:`HebbClassifier` weights all equally. Both
-classify by the sign of ``(x - centre) . m``.
+classify by the sign of ``(x - centre) . m``, and ``predict_proba`` is the
+class posterior of that mixture at the estimated parameters.
 """
 
-import numbers
 import warnings
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from scipy.special import expit, log_expit
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.exceptions import ConvergenceWarning
-from statmechlearn._core.validation import check_choice, check_int, check_real
+from statmechlearn._core.validation import check_magnitude, validate_named
 from statmechlearn.linear._selection_em import (
     hard_selection_em,
     hebb_vector,
@@ -41,7 +45,8 @@ def _binary_targets(est, y):
 
 
 def _prepare(est, X, y):
-    X, y = validate_data(est, X, y, dtype=np.float64, ensure_min_samples=2)
+    X, y = validate_named(est, X, y, dtype=np.float64, ensure_min_samples=2)
+    check_magnitude(X)
     classes, S = _binary_targets(est, y)
     centre = X.mean(axis=0) if est.fit_intercept else np.zeros(X.shape[1])
     return X - centre, S, classes, centre
@@ -55,14 +60,19 @@ def _set_linear(est, J, centre, classes):
     est.intercept_ = np.array([-float(centre @ m)])
 
 
-def _check_gamma(value, name="gamma"):
-    if isinstance(value, str):
-        return check_choice(value, name, ("auto",))
-    return check_real(value, name, minimum=0.0, include_min=False)
+# inf is excluded: an infinite variance or chemical potential is never meant
+_POSITIVE = Interval(Real, 0, np.inf, closed="neither")
+
+
+def _log_class_weight(a, c, log_rho, log_outlier):
+    """``ln[rho exp(a - c) + (1 - rho)]``: ``ln p(x, S) / p_outlier(x)`` up to S-free terms."""
+    if log_outlier == -np.inf:
+        return a - c
+    return np.logaddexp(log_rho + a - c, log_outlier)
 
 
 class _LinearTwoClass(ClassifierMixin, BaseEstimator):
-    """Prediction by the sign of ``X @ coef_ + intercept_``."""
+    """Prediction by the sign of ``X @ coef_ + intercept_``; the mixture's class posterior."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -81,8 +91,73 @@ class _LinearTwoClass(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_named(self, X, dtype=np.float64, reset=False)
+        check_magnitude(X)
         return X @ self.coef_[0] + self.intercept_[0]
+
+    def _mixture(self):
+        """``(gamma, eta)`` of the mixture whose posterior ``predict_proba`` is."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _log_odds(self, X):
+        """``ln P(classes_[1] | x) - ln P(classes_[0] | x)`` under the fitted mixture."""
+        d = self.decision_function(X)  # checks that the estimator is fitted
+        gamma, eta = self._mixture()
+        m = self.coef_[0]
+        a = gamma * d
+        c = 0.5 * gamma * float(m @ m)
+        # ln rho and ln(1 - rho) for rho = 1 / (1 + e^eta), without overflow
+        log_rho = -np.logaddexp(0.0, eta)
+        log_outlier = -np.logaddexp(0.0, -eta)
+        return _log_class_weight(a, c, log_rho, log_outlier) - _log_class_weight(
+            -a, c, log_rho, log_outlier
+        )
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        z = self._log_odds(X)
+        return np.column_stack([log_expit(-z), log_expit(z)])
+
+    def predict_proba(self, X):
+        """Class posterior of the outlier mixture at the fitted parameters.
+
+        The model (Dietrich & Opper, eqs. 1-2; :class:`~statmechlearn.models.
+        outliers.OutlierMixture`) draws S = +-1 with equal probability; with
+        probability ``rho = 1 / (1 + e^eta)`` the example is informative,
+        ``x - centre ~ N(S m, I / gamma)``, otherwise it is an outlier,
+        ``x - centre ~ N(0, I / gamma)``, whose label carries no information.
+        With ``a = gamma (x - centre) . m`` (``gamma`` times
+        :meth:`decision_function`) and ``c = gamma |m|^2 / 2``, Bayes' rule gives
+
+            P(S = +1 | x) = [rho e^(a - c) + 1 - rho]
+                            / [rho e^(a - c) + rho e^(-a - c) + 2 (1 - rho)],
+
+        evaluated at ``m = coef_[0]`` and the fitted ``gamma`` and ``eta``
+        (see the class's Attributes). It is calibrated for data drawn from
+        that mixture, up to the estimation error of the parameters. Where the
+        outliers' density dominates (``rho e^(|a| - c) << 1 - rho``) it stays
+        near 1/2. The larger probability is the prediction.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Columns ordered as ``classes_``.
+        """
+        z = self._log_odds(X)
+        return np.column_stack([expit(-z), expit(z)])
 
     def predict(self, X):
         """Class of each sample: ``classes_[1]`` where the decision function is positive.
@@ -107,10 +182,16 @@ class HebbClassifier(_LinearTwoClass):
     of the class means, shrunk by the Gaussian prior on J. It is the EM
     estimate without outliers (eta -> -infinity).
 
+    ``predict_proba`` is the class posterior of the same model without
+    outliers, two Gaussian clusters ``N(S m, I / gamma)`` of equal weight:
+    ``P(S = +1 | x) = sigma(2 gamma (x - centre) . m)``, calibrated for data
+    drawn from that model (up to the estimation error of ``m``).
+
     Parameters
     ----------
     gamma : float, default=1.0
-        The learner's inverse cluster variance gamma~ (> 0); sets the shrinkage.
+        The learner's inverse cluster variance gamma~ (> 0); sets the shrinkage
+        and the slope of ``predict_proba``.
     fit_intercept : bool, default=True
         Centre the data on their mean first (the model's mixture is centred at
         the origin); False uses the data as they are, as the paper does.
@@ -138,10 +219,40 @@ class HebbClassifier(_LinearTwoClass):
     True
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "gamma": [_POSITIVE],
+        "fit_intercept": ["boolean"],
+    }
+
     def __init__(self, gamma=1.0, *, fit_intercept=True):
         self.gamma = gamma
         self.fit_intercept = fit_intercept
 
+    def _mixture(self):
+        # the model without outliers: rho = 1
+        return float(self.gamma), -np.inf
+
+    def predict_proba(self, X):
+        """Class posterior ``sigma(2 gamma (x - centre) . m)`` of two Gaussian clusters.
+
+        The model without outliers (``eta -> -infinity`` in Dietrich &
+        Opper's eqs. 1-2): S = +-1 with equal probability and ``x - centre ~
+        N(S m, I / gamma)``, evaluated at ``m = coef_[0]`` and the parameter
+        ``gamma``. Calibrated for data drawn from that model when ``gamma``
+        is its true value, up to the estimation error of ``m``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Columns ordered as ``classes_``.
+        """
+        return super().predict_proba(X)
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Compute the Hebbian vector.
 
@@ -155,7 +266,7 @@ class HebbClassifier(_LinearTwoClass):
         -------
         self
         """
-        gamma = check_real(self.gamma, "gamma", minimum=0.0, include_min=False)
+        gamma = float(self.gamma)
         Xc, S, classes, centre = _prepare(self, X, y)
         J = hebb_vector(Xc[None], S[None], gamma)[0]
         _set_linear(self, J, centre, classes)
@@ -164,6 +275,12 @@ class HebbClassifier(_LinearTwoClass):
 
 class OutlierRobustClassifier(_LinearTwoClass):
     """Two-class linear classifier that learns which examples are outliers (Dietrich & Opper).
+
+    ``predict_proba`` is the class posterior of the outlier mixture at the
+    estimated parameters (see there). With ``selection="soft"`` it is
+    calibrated on data drawn from the mixture; with ``"hard"`` the selected
+    examples are those of large field, ``<J>`` given them overestimates the
+    centre, and the probabilities come out somewhat overconfident.
 
     ``selection="soft"`` computes the MAP of J by EM, eqs. (23)-(24): each
     example is weighted by its posterior probability ``<V>`` of being
@@ -232,6 +349,16 @@ class OutlierRobustClassifier(_LinearTwoClass):
     (True, 10)
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "selection": [StrOptions({"soft", "hard"})],
+        "gamma": [_POSITIVE, StrOptions({"auto"})],
+        "eta": [Interval(Real, -np.inf, np.inf, closed="neither"), StrOptions({"auto"})],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, np.inf, closed="left")],
+        "warm_start": ["boolean"],
+    }
+
     def __init__(
         self,
         selection="soft",
@@ -251,21 +378,10 @@ class OutlierRobustClassifier(_LinearTwoClass):
         self.tol = tol
         self.warm_start = warm_start
 
-    def _check_params(self):
-        selection = check_choice(self.selection, "selection", ("soft", "hard"))
-        gamma = _check_gamma(self.gamma)
-        if isinstance(self.eta, str):
-            eta = check_choice(self.eta, "eta", ("auto",))
-        elif isinstance(self.eta, numbers.Real) and not isinstance(self.eta, bool):
-            eta = float(self.eta)
-            if not np.isfinite(eta):
-                raise ValueError(f"eta must be a finite number or 'auto', got {self.eta!r}")
-        else:
-            raise TypeError(f"eta must be a real number or 'auto', got {self.eta!r}")
-        max_iter = check_int(self.max_iter, "max_iter", minimum=1)
-        tol = check_real(self.tol, "tol", minimum=0.0)
-        return selection, gamma, eta, max_iter, tol
+    def _mixture(self):
+        return self.gamma_, self.eta_
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Run EM on the training data.
 
@@ -279,7 +395,9 @@ class OutlierRobustClassifier(_LinearTwoClass):
         -------
         self
         """
-        selection, gamma, eta, max_iter, tol = self._check_params()
+        selection, max_iter, tol = self.selection, int(self.max_iter), float(self.tol)
+        gamma = self.gamma if isinstance(self.gamma, str) else float(self.gamma)
+        eta = self.eta if isinstance(self.eta, str) else float(self.eta)
         warm = self.warm_start and hasattr(self, "J_")
         previous = (self.J_, getattr(self, "informative_proba_", None)) if warm else None
         Xc, S, classes, centre = _prepare(self, X, y)
@@ -310,7 +428,7 @@ class OutlierRobustClassifier(_LinearTwoClass):
                 f"EM iterations ({what} in the last one: {result.residual[0]:.3g}, tol={tol:g}); "
                 "increase max_iter, or fix gamma and eta instead of estimating them",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,  # through the _fit_context wrapper
             )
         _set_linear(self, result.J[0], centre, classes)
         self.informative_proba_ = result.V[0].copy()

@@ -23,9 +23,10 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.exceptions import ConvergenceWarning
+from statmechlearn._core.validation import check_magnitude, validate_named
 
 __all__ = ["RVMClassifier"]
 
@@ -359,7 +360,9 @@ class RVMClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : RVMClassifier
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_named(self, X, y, dtype=np.float64)
+        # alpha_ and sigma_ are in the units of X: squares of extreme X would overflow
+        check_magnitude(X)
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size != 2:
@@ -388,7 +391,7 @@ class RVMClassifier(ClassifierMixin, BaseEstimator):
                 f"converge in {_NEWTON_MAX_ITER} steps ({model.n_newton_failures} times); "
                 "the data may be badly scaled.",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,  # through the _fit_context wrapper
             )
         if not converged:
             warnings.warn(
@@ -396,7 +399,7 @@ class RVMClassifier(ClassifierMixin, BaseEstimator):
                 f"updates (tol={self.tol:g} on log alpha, {model.active.size} features "
                 "retained). Increase max_iter or tol.",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,  # through the _fit_context wrapper
             )
 
         order = np.argsort(model.active, kind="stable")
@@ -520,7 +523,8 @@ class RVMClassifier(ClassifierMixin, BaseEstimator):
             Positive values favour ``classes_[1]``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_named(self, X, dtype=np.float64, reset=False)
+        check_magnitude(X)
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict_proba(self, X):

@@ -22,6 +22,13 @@ import numba
 import numpy as np
 from scipy.special import expit
 
+from statmechlearn._core.validation import (
+    check_array_finite,
+    check_int,
+    check_magnitude,
+    check_real,
+)
+
 __all__ = [
     "EMResult",
     "hard_selection_em",
@@ -35,6 +42,11 @@ __all__ = [
 
 class EMResult:
     """Outcome of an EM run (arrays with the run axis first).
+
+    Parameters
+    ----------
+    J, V, gamma, eta, n_iter, converged, residual
+        Stored as the attributes of the same names.
 
     Attributes
     ----------
@@ -52,6 +64,46 @@ class EMResult:
     def __init__(self, J, V, gamma, eta, n_iter, converged, residual):
         self.J, self.V, self.gamma, self.eta = J, V, gamma, eta
         self.n_iter, self.converged, self.residual = n_iter, converged, residual
+
+
+def _check_data(X, S):
+    """``X`` (n_runs, P, N) and the +-1 labels ``S`` (n_runs, P) as float arrays."""
+    X = check_array_finite(X, "X", ndim=3)
+    if 0 in X.shape:
+        raise ValueError(f"X must have at least one run, example and feature, got {X.shape}")
+    check_magnitude(X, "X")
+    S = check_array_finite(S, "S", shape=X.shape[:2])
+    if not np.all(np.abs(S) == 1.0):
+        raise ValueError("S must hold labels +1 or -1")
+    return X, S
+
+
+def _per_run(value, name, n_runs, *, positive):
+    """A finite scalar or one value per run, broadcast to shape (n_runs,)."""
+    value = check_array_finite(value, name)
+    if value.size == 0 or value.ndim > 1:
+        raise ValueError(f"{name} must be a float or an array of shape ({n_runs},)")
+    try:
+        value = np.array(np.broadcast_to(value, (n_runs,)))
+    except ValueError:
+        raise ValueError(f"{name} must be a float or have shape ({n_runs},)") from None
+    if positive and np.any(value <= 0):
+        raise ValueError(f"{name} must be > 0, got {value}")
+    return value
+
+
+def _iterable(value, name):
+    try:
+        return list(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an iterable, got {value!r}") from None
+
+
+def _check_selection(V, name, shape):
+    V = check_array_finite(V, name, shape=shape)
+    if not np.all((V == 0.0) | (V == 1.0)):
+        raise ValueError(f"{name} must hold selections 0 or 1")
+    return V
 
 
 def _hebb_sum(X, S, weights):
@@ -167,7 +219,8 @@ def hebb_vector(X, S, gamma):
     -------
     ndarray of shape (n_runs, N)
     """
-    gamma = np.broadcast_to(np.asarray(gamma, dtype=float), X.shape[:1])
+    X, S = _check_data(X, S)
+    gamma = _per_run(gamma, "gamma", X.shape[0], positive=True)
     return _j_from_weights(X, S, np.ones(S.shape), gamma)
 
 
@@ -194,12 +247,22 @@ def soft_selection_em(X, S, *, gamma, eta, J0=None, estimate=(), max_iter=500, t
     -------
     EMResult
     """
+    X, S = _check_data(X, S)
     n_runs, P, N = X.shape
-    gamma = np.array(np.broadcast_to(np.asarray(gamma, dtype=float), (n_runs,)))
-    eta = np.array(np.broadcast_to(np.asarray(eta, dtype=float), (n_runs,)))
+    gamma = _per_run(gamma, "gamma", n_runs, positive=True)
+    eta = _per_run(eta, "eta", n_runs, positive=False)
+    if isinstance(estimate, str) or not all(
+        isinstance(e, str) and e in ("gamma", "eta") for e in _iterable(estimate, "estimate")
+    ):
+        raise ValueError(f"estimate must be a subset of {{'gamma', 'eta'}}, got {estimate!r}")
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    tol = check_real(tol, "tol", minimum=0.0)
     X = np.ascontiguousarray(X, dtype=np.float64)
     S = np.ascontiguousarray(S, dtype=np.float64)
-    J = hebb_vector(X, S, gamma) if J0 is None else np.array(J0, dtype=float)
+    if J0 is None:
+        J = hebb_vector(X, S, gamma)
+    else:
+        J = np.array(check_array_finite(J0, "J0", shape=(n_runs, N)))
     sq_norms = np.einsum("rpn,rpn->r", X, X) if estimate else None
     residual = np.full(n_runs, np.inf)
     v = np.ones((n_runs, P))
@@ -245,8 +308,10 @@ def hard_selection_energy(X, S, V, *, gamma, eta):
     -------
     ndarray of shape (n_runs,)
     """
-    gamma = np.broadcast_to(np.asarray(gamma, dtype=float), X.shape[:1])
-    eta = np.broadcast_to(np.asarray(eta, dtype=float), X.shape[:1])
+    X, S = _check_data(X, S)
+    V = _check_selection(V, "V", S.shape)
+    gamma = _per_run(gamma, "gamma", X.shape[0], positive=True)
+    eta = _per_run(eta, "eta", X.shape[0], positive=False)
     return _selection_state(X, S, V, gamma, eta)[1]
 
 
@@ -338,10 +403,12 @@ def hard_selection_em(X, S, *, gamma, eta, V0=None, max_iter=500, polish=True):
         ``J`` is ``<J>`` of eq. (28) for the final V; ``n_iter`` counts EM
         and flip iterations together.
     """
+    X, S = _check_data(X, S)
     n_runs, _, N = X.shape
-    gamma = np.array(np.broadcast_to(np.asarray(gamma, dtype=float), (n_runs,)))
-    eta = np.array(np.broadcast_to(np.asarray(eta, dtype=float), (n_runs,)))
-    V = np.ones(S.shape) if V0 is None else np.array(V0, dtype=float)
+    gamma = _per_run(gamma, "gamma", n_runs, positive=True)
+    eta = _per_run(eta, "eta", n_runs, positive=False)
+    V = np.ones(S.shape) if V0 is None else np.array(_check_selection(V0, "V0", S.shape))
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
     flips = np.full(n_runs, S.shape[1])
     n_iter = 0
     J = _j_from_weights(X, S, V, gamma)

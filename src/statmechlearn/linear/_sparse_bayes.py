@@ -9,17 +9,26 @@ grid without refitting on subsets.
 """
 
 import warnings
+from numbers import Integral, Real
+from typing import ClassVar
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from statmechlearn._core.channels import SmoothedStepActivation
 from statmechlearn._core.exceptions import ConvergenceWarning
-from statmechlearn._core.validation import check_choice, check_int, check_real
+from statmechlearn._core.validation import (
+    MAGNITUDE_RANGE,
+    check_array_finite,
+    check_magnitude,
+    check_real,
+    validate_named,
+)
 from statmechlearn.linear._outliers import _binary_targets
 from statmechlearn.linear._sparse_bayes_mp import sparse_bayes_amp
+from statmechlearn.theory.sparse_bayes import SmoothedStepActivation
 
 __all__ = [
     "PAPER_C_GRID",
@@ -50,23 +59,37 @@ def sphere_rows(X, dim=None):
     -------
     ndarray of shape (n_samples, n_features)
     """
-    X = np.asarray(X, dtype=float)
-    dim = X.shape[1] if dim is None else dim
+    X = check_array_finite(X, "X", ndim=2)
+    if X.shape[1] == 0:
+        raise ValueError(f"X must have at least one feature, got shape {X.shape}")
+    dim = X.shape[1] if dim is None else check_real(dim, "dim", minimum=0.0, include_min=False)
     norms = np.linalg.norm(X, axis=1, keepdims=True)
+    if not np.all(np.isfinite(norms)):
+        # |x|^2 overflowed: the direction of x / max|x| is the same
+        top = np.max(np.abs(X), axis=1, keepdims=True)
+        X = X / np.where(top > 0, top, 1.0)
+        norms = np.linalg.norm(X, axis=1, keepdims=True)
     return X * np.where(norms > 0, np.sqrt(dim) / np.where(norms > 0, norms, 1.0), 0.0)
 
 
-def _make_activation(activation, kappa, name="activation"):
+def _make_activation(activation, kappa):
+    """The channel object of a validated ``activation`` parameter."""
     if isinstance(activation, str):
-        check_choice(activation, name, ("step", "probit"))
         return SmoothedStepActivation(kappa, 0.0 if activation == "step" else 1.0)
-    for method in ("log_partition", "probability"):
-        if not callable(getattr(activation, method, None)):
-            raise TypeError(
-                f"{name} must be 'step', 'probit' or an object with log_partition(h, V) and "
-                f"probability(h, V) methods; got {activation!r}"
-            )
     return activation
+
+
+def _unit(X):
+    """A power of two that brings ``max |X|`` into :data:`MAGNITUDE_RANGE`, else 1.
+
+    Division by a power of two is exact, and the preprocessings are invariant
+    under a rescaling of the inputs, so extreme inputs give the same fit as
+    moderate ones while moderate ones are left bit for bit as they are.
+    """
+    top = float(np.max(np.abs(X), initial=0.0))
+    if top == 0.0 or MAGNITUDE_RANGE[0] <= top <= MAGNITUDE_RANGE[1]:
+        return 1.0
+    return float(2.0 ** np.round(np.log2(top)))
 
 
 class _Preprocessor:
@@ -75,8 +98,13 @@ class _Preprocessor:
     def __init__(self, kind, X):
         self.kind = kind
         if kind is None:
+            # the model reads raw inputs: there is no scale to divide out
+            check_magnitude(X)
+            self.unit = 1.0
             self.mean = np.zeros(X.shape[1])
             return
+        self.unit = _unit(X)
+        X = X / self.unit if self.unit != 1.0 else X
         self.mean = X.mean(axis=0)
         if kind == "whiten":
             Xc = X - self.mean
@@ -93,8 +121,13 @@ class _Preprocessor:
 
     def transform(self, X):
         if self.kind is None:
+            check_magnitude(X)
             return np.asarray(X, dtype=float)
-        Xc = X - self.mean
+        # inputs far larger than the training data: rescale them and the fitted mean
+        # together (the result is invariant); smaller ones are safe, sphere_rows copes
+        extra = max(_unit(X / self.unit), 1.0)
+        unit = self.unit * extra
+        Xc = X / unit - self.mean / extra if unit != 1.0 else X - self.mean
         if self.kind == "whiten":
             Xc = Xc @ self.projection
         return sphere_rows(Xc)
@@ -113,6 +146,12 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
     rule eq. (37): the label whose predictive probability
     ``int Du f(sqrt(C - Q) u + <Delta>)`` exceeds 1/2.
 
+    ``predict_proba`` is that predictive probability of the *observed*
+    label, which the label noise keeps inside ``[kappa, 1 - kappa]``;
+    ``predict_noise_free_proba`` is the same posterior's probability for the
+    label before the noise, ``int Du Phi((sqrt(C - Q) u + <Delta>) / width)``
+    (a step for ``activation="step"``), which spans ``(0, 1)``.
+
     Parameters
     ----------
     C : float, default=0.1
@@ -125,7 +164,7 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         ``"probit"``: ``kappa + (1 - 2 kappa) Phi(u)``. Any object with
         ``log_partition(h, V)`` (``ln Z`` and its first two ``h``-derivatives)
         and ``probability(h, V)`` can be plugged in (see
-        :class:`~statmechlearn._core.channels.SmoothedStepActivation`).
+        :class:`~statmechlearn.theory.sparse_bayes.SmoothedStepActivation`).
     preprocessing : {"sphere", "whiten"} or None, default="sphere"
         ``"sphere"`` (§5): subtract the training mean and scale every row to
         norm ``sqrt(N)``, so the data resemble the spherical inputs the
@@ -196,6 +235,19 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
     (200,)
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "C": [Interval(Real, 0, 1, closed="right")],
+        "kappa": [Interval(Real, 0, 0.5, closed="left")],
+        "activation": [
+            StrOptions({"step", "probit"}),
+            HasMethods(["log_partition", "probability"]),
+        ],
+        "preprocessing": [StrOptions({"sphere", "whiten"}), None],
+        "damping": [Interval(Real, 0, 1, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, np.inf, closed="neither")],
+    }
+
     def __init__(
         self,
         C=0.1,
@@ -220,15 +272,7 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
-    def _check_params(self):
-        C = check_real(self.C, "C", minimum=0.0, maximum=1.0, include_min=False)
-        kappa = check_real(self.kappa, "kappa", minimum=0.0, maximum=0.5, include_max=False)
-        check_choice(self.preprocessing, "preprocessing", ("sphere", "whiten", None))
-        check_real(self.damping, "damping", minimum=0.0, maximum=1.0, include_max=False)
-        check_int(self.max_iter, "max_iter", minimum=1)
-        check_real(self.tol, "tol", minimum=0.0, include_min=False)
-        return C, _make_activation(self.activation, kappa)
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Run message passing on the training data.
 
@@ -243,8 +287,9 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : SparseBayesClassifier
         """
-        C, activation = self._check_params()
-        X, y = validate_data(self, X, y, dtype=float)
+        C = float(self.C)
+        activation = _make_activation(self.activation, float(self.kappa))
+        X, y = validate_named(self, X, y, dtype=float)
         self.classes_, s = _binary_targets(self, y)
         self._preprocessor = _Preprocessor(self.preprocessing, X)
         Xp = self._preprocessor.transform(X)
@@ -273,13 +318,13 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
                 f"{change[-1]:.3g} > tol={self.tol:g}, smallest {np.min(change):.3g}. "
                 "Increase max_iter or damping.",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,  # through the _fit_context wrapper
             )
         return self
 
     def _transform(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=float, reset=False)
+        X = validate_named(self, X, dtype=float, reset=False)
         return self._preprocessor.transform(X)
 
     def decision_function(self, X):
@@ -311,6 +356,52 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         """
         d = self.decision_function(X)
         p1 = np.asarray(self._activation.probability(d, self._variance))
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict_noise_free_proba(self, X):
+        """Posterior probability of each class before the label noise.
+
+        :meth:`predict_proba` is ``kappa + (1 - 2 kappa) p``: with
+        probability ``kappa`` the model flips the label, so it never leaves
+        ``[kappa, 1 - kappa]``. This is ``p`` itself, the posterior
+        probability that the noise-free output ``Phi(u / width)`` of the
+        perceptron (``Theta(u)`` for ``activation="step"``, where ``p =
+        Phi(<Delta> / sqrt(C - Q))``) gives ``classes_[1]``, averaged over the
+        posterior of the weights. Both are probabilities of the same fitted
+        posterior; this one answers "which side of the teacher's boundary",
+        :meth:`predict_proba` "which label will be observed". Both give the
+        same prediction.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+            Columns ordered as ``classes_``.
+
+        Raises
+        ------
+        TypeError
+            If ``activation`` is an object without a ``kappa`` attribute (its
+            noise level is then unknown).
+        """
+        check_is_fitted(self)
+        activation = self._activation
+        if isinstance(activation, SmoothedStepActivation):
+            # the same channel at kappa = 0, without the cancellation of (p - kappa)
+            clean = SmoothedStepActivation(0.0, activation.width)
+            p1 = np.asarray(clean.probability(self.decision_function(X), self._variance))
+            return np.column_stack([1.0 - p1, p1])
+        kappa = getattr(activation, "kappa", None)
+        if kappa is None:
+            raise TypeError(
+                "predict_noise_free_proba needs the label-noise level: activation must be "
+                f"'step', 'probit' or an object with a kappa attribute; got {self.activation!r}"
+            )
+        p1 = (self.predict_proba(X)[:, 1] - kappa) / (1.0 - 2.0 * kappa)
+        p1 = np.clip(p1, 0.0, 1.0)  # round-off only
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):
@@ -381,6 +472,17 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **{
+            k: v
+            for k, v in SparseBayesClassifier._parameter_constraints.items()
+            if k not in ("C", "kappa")
+        },
+        "Cs": ["array-like"],
+        "kappas": ["array-like"],
+        "n_jobs": [Integral, None],
+    }
+
     def __init__(
         self,
         Cs=PAPER_C_GRID,
@@ -407,6 +509,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_class = False
         return tags
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit every grid point and keep the one of least leave-one-out error.
 
@@ -419,7 +522,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         -------
         self : SparseBayesClassifierCV
         """
-        grid = []
+        grid = []  # every value of the grids: their ranges are not array constraints
         for name, values, lo, hi, inc_lo, inc_hi in (
             ("Cs", self.Cs, 0.0, 1.0, False, True),
             ("kappas", self.kappas, 0.0, 0.5, True, False),
@@ -435,7 +538,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
                     for v in values
                 ]
             )
-        X, y = validate_data(self, X, y, dtype=float)
+        X, y = validate_named(self, X, y, dtype=float)
         self.classes_, _ = _binary_targets(self, y)
         base = SparseBayesClassifier(
             activation=self.activation,
@@ -465,7 +568,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
                 f"SparseBayesClassifierCV: the chosen fit (C={self.best_C_:g}, "
                 f"kappa={self.best_kappa_:g}) did not converge; its LOO error may be unreliable",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,  # through the _fit_context wrapper
             )
         return self
 
@@ -496,6 +599,22 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         return self.best_estimator_.predict_proba(X)
+
+    def predict_noise_free_proba(self, X):
+        """Noise-free class probabilities of the chosen fit.
+
+        See :meth:`SparseBayesClassifier.predict_noise_free_proba`.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, 2)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict_noise_free_proba(X)
 
     def predict(self, X):
         """Bayes prediction of the chosen fit.

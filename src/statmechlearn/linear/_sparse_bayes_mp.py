@@ -14,19 +14,30 @@ pruning variables ``c_l in {0, 1}`` and the canonical prior eq. (19):
 Both use the pattern matrix ``F[mu, l] = y_mu x_{mu l} / sqrt(N)``, start
 from the uninformed beliefs ``m_l = 0`` and, at every update, tune the prior's
 precision ``A = F + Qhat`` and log-odds ``lam`` so that the pruning
-conditions (34)–(35) hold (:func:`~statmechlearn._core.spike_slab.match_pruning`).
+conditions (34)–(35) hold (:func:`~statmechlearn.theory.sparse_bayes.match_pruning`).
 """
 
 import numpy as np
 
-from statmechlearn._core.spike_slab import belief_moments, match_pruning
+from statmechlearn._core.validation import (
+    check_array_finite,
+    check_int,
+    check_magnitude,
+    check_real,
+)
+from statmechlearn.theory.sparse_bayes import belief_moments, match_pruning
 
 __all__ = ["sparse_bayes_amp", "sparse_bayes_bp"]
 
 
 def _pattern_matrix(X, y):
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
+    X = check_array_finite(X, "X", ndim=2)
+    if 0 in X.shape:
+        raise ValueError(f"X must have at least one example and one feature, got {X.shape}")
+    check_magnitude(X, "X")
+    y = check_array_finite(y, "y", shape=X.shape[:1])
+    if not np.all(np.abs(y) == 1.0):
+        raise ValueError("y must hold labels +1 or -1")
     return y[:, None] * X / np.sqrt(X.shape[1])
 
 
@@ -63,7 +74,7 @@ def sparse_bayes_amp(
         Fraction of active components, in ``(0, 1]``.
     activation : object
         Output channel with ``log_partition(h, V)`` (see
-        :class:`~statmechlearn._core.channels.SmoothedStepActivation`).
+        :class:`~statmechlearn.theory.sparse_bayes.SmoothedStepActivation`).
     max_iter : int, default=200
         Updates at most.
     tol : float, default=1e-6
@@ -85,6 +96,10 @@ def sparse_bayes_amp(
         relative change per update).
     """
     Fm = _pattern_matrix(X, y)
+    C = check_real(C, "C", minimum=0.0, maximum=1.0, include_min=False)
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    tol = check_real(tol, "tol", minimum=0.0)
+    damping = check_real(damping, "damping", minimum=0.0, maximum=1.0, include_max=False)
     n_samples, n_features = Fm.shape
     m = np.zeros(n_features)
     a = np.zeros(n_samples)
@@ -162,6 +177,8 @@ def sparse_bayes_bp(X, y, C, activation, *, n_iter=50):
         ``A`` and ``lam``.
     """
     Fm = _pattern_matrix(X, y)
+    C = check_real(C, "C", minimum=0.0, maximum=1.0, include_min=False)
+    n_iter = check_int(n_iter, "n_iter", minimum=1)
     n_samples, n_features = Fm.shape
     m_cav = np.zeros((n_features, n_samples))  # m_{l -> mu}
     m = np.zeros(n_features)

@@ -8,23 +8,34 @@ learning rate; ``partial_fit`` is one on-line pass at the constant
 are the same compiled code the teacher-student simulations run.
 """
 
+from numbers import Integral, Real
+from typing import ClassVar
+
 import numpy as np
 from scipy.special import log_softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.base import (
+    BaseEstimator,
+    ClassifierMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import check_choice, check_real
+from statmechlearn._core.validation import check_magnitude, validate_named
 from statmechlearn.lvq import _kernels
 from statmechlearn.lvq._prototypes import (
-    check_common_params,
+    COMMON_CONSTRAINTS,
     check_finite_prototypes,
+    common_params,
     data_scale,
     init_prototypes,
     prototype_counts,
     run_epochs,
-    squared_distances,
 )
 
 __all__ = ["GLVQ", "LVQ1", "LVQ21", "LVQPlus"]
@@ -55,7 +66,7 @@ _COMMON_PARAMS = """
         mean) in one epoch.
     shuffle : bool, default=True
         Visit the samples in a new random order in each epoch of ``fit``.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
         Seeds initialisation and shuffling."""
 
 _COMMON_ATTRS = """
@@ -84,8 +95,15 @@ def _doc(template, **kw):
     return template
 
 
-class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
+class _PrototypeClassifier(
+    ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, BaseEstimator
+):
     """Base class: data handling, initialisation, epochs, prediction."""
+
+    _parameter_constraints: ClassVar[dict] = {
+        "n_prototypes_per_class": [Interval(Integral, 1, None, closed="left"), "array-like"],
+        **COMMON_CONSTRAINTS,
+    }
 
     def __init__(
         self,
@@ -110,8 +128,13 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     # -- hooks of the learning rule ----------------------------------------
     def _rule_params(self):
-        """Validated extra parameters of the rule (a tuple passed to _epoch)."""
+        """Extra parameters of the rule (a tuple passed to _epoch), already validated."""
         return ()
+
+    @property
+    def _n_features_out(self):
+        """Number of columns of ``transform``: one distance per prototype."""
+        return self.prototypes_.shape[0]
 
     def _epoch(self, X, y_codes, order, learning_rate, rule):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -150,6 +173,7 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         s2 = self._sq_error_sum / (self._n_soft * X.shape[1])
         self.soft_assignment_variance_ = max(s2, np.finfo(float).tiny)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Train the prototypes by epochs of on-line updates over shuffled data.
 
@@ -164,10 +188,11 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        params = check_common_params(self)
+        params = common_params(self)
         shuffle = bool(self.shuffle)
         rule = self._rule_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
+        X, y = validate_named(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
+        check_magnitude(X)
         classes = self._validate_targets(y)
         y_codes = np.searchsorted(classes, y).astype(np.int64)
         rng = check_random_state(self.random_state)
@@ -180,6 +205,7 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         self._update_soft_variance(X, reset=True)
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None):
         """One on-line pass over ``X`` in the given order at the constant learning rate.
 
@@ -198,10 +224,11 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        params = check_common_params(self)
+        params = common_params(self)
         rule = self._rule_params()
         first = not hasattr(self, "prototypes_")
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C", reset=first)
+        X, y = validate_named(self, X, y, dtype=np.float64, order="C", reset=first)
+        check_magnitude(X)
         check_classification_targets(y)
         if first:
             if classes is None:
@@ -235,7 +262,9 @@ class _PrototypeClassifier(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def _check_X(self, X):
         check_is_fitted(self, "prototypes_")
-        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        X = validate_named(self, X, dtype=np.float64, order="C", reset=False)
+        check_magnitude(X)
+        return X
 
     def transform(self, X):
         """Euclidean distances of each sample to every prototype.
@@ -465,10 +494,13 @@ class LVQ21(_PrototypeClassifier):
         )
         self.window = window
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_PrototypeClassifier._parameter_constraints,
+        "window": [Interval(Real, 0, 1, closed="neither")],
+    }
+
     def _rule_params(self):
-        w = check_real(
-            self.window, "window", minimum=0.0, maximum=1.0, include_min=False, include_max=False
-        )
+        w = float(self.window)
         return ((1.0 - w) / (1.0 + w),)
 
     def _epoch(self, X, y_codes, order, learning_rate, rule):
@@ -540,10 +572,14 @@ class GLVQ(_PrototypeClassifier):
         self.activation = activation
         self.beta = beta
 
+    _parameter_constraints: ClassVar[dict] = {
+        **_PrototypeClassifier._parameter_constraints,
+        "activation": [StrOptions(set(_kernels.ACTIVATIONS))],
+        "beta": [Interval(Real, 0, np.inf, closed="neither")],
+    }
+
     def _rule_params(self):
-        act = check_choice(self.activation, "activation", tuple(_kernels.ACTIVATIONS))
-        beta = check_real(self.beta, "beta", minimum=0.0, include_min=False)
-        return (_kernels.ACTIVATIONS[act], beta)
+        return (_kernels.ACTIVATIONS[self.activation], float(self.beta))
 
     def _epoch(self, X, y_codes, order, learning_rate, rule):
         _kernels.glvq_epoch(

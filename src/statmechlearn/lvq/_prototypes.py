@@ -7,50 +7,66 @@ parts that are not the learning rule.
 
 import numbers
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.cluster import KMeans
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from statmechlearn._core.exceptions import ConvergenceWarning
-from statmechlearn._core.validation import check_choice, check_int, check_real
+from statmechlearn._core.validation import RANDOM_STATE
 
 __all__ = [
+    "COMMON_CONSTRAINTS",
+    "INITS",
     "SCHEDULES",
-    "check_common_params",
     "check_finite_prototypes",
+    "common_params",
     "data_scale",
     "epoch_learning_rate",
     "init_prototypes",
     "prototype_counts",
     "run_epochs",
-    "squared_distances",
 ]
 
 #: Learning-rate schedules of ``fit``, as a function of the epoch e = 0, 1, ...
 SCHEDULES = ("constant", "inverse", "linear")
+#: Named initialisations of the prototypes.
+INITS = ("class-mean", "kmeans", "random-sample")
+
+#: ``_parameter_constraints`` shared by every prototype estimator (inf is excluded
+#: from the open intervals: an infinite step or tolerance is never meant).
+COMMON_CONSTRAINTS = {
+    "init": [StrOptions(set(INITS)), "array-like"],
+    "learning_rate": [Interval(Real, 0, np.inf, closed="neither")],
+    "learning_rate_schedule": [StrOptions(set(SCHEDULES))],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "tol": [Interval(Real, 0, np.inf, closed="left")],
+    "shuffle": ["boolean"],
+    "random_state": [*RANDOM_STATE],
+}
 
 
-def check_common_params(est):
-    """Validate the hyper-parameters every prototype estimator shares.
+def common_params(est):
+    """The hyper-parameters every prototype estimator shares, as ``run_epochs`` reads them.
+
+    They are validated by the estimator's ``_parameter_constraints``
+    (:data:`COMMON_CONSTRAINTS`) before ``fit`` or ``partial_fit`` gets here.
 
     Parameters
     ----------
     est : estimator
-        Has ``learning_rate``, ``learning_rate_schedule``, ``max_iter``,
-        ``tol`` and ``shuffle``.
+        Has ``learning_rate``, ``learning_rate_schedule``, ``max_iter`` and ``tol``.
 
     Returns
     -------
     dict
-        The validated values.
     """
     return {
-        "learning_rate": check_real(
-            est.learning_rate, "learning_rate", minimum=0.0, include_min=False
-        ),
-        "schedule": check_choice(est.learning_rate_schedule, "learning_rate_schedule", SCHEDULES),
-        "max_iter": check_int(est.max_iter, "max_iter", minimum=1),
-        "tol": check_real(est.tol, "tol", minimum=0.0),
+        "learning_rate": float(est.learning_rate),
+        "schedule": est.learning_rate_schedule,
+        "max_iter": int(est.max_iter),
+        "tol": float(est.tol),
     }
 
 
@@ -111,22 +127,6 @@ def prototype_counts(n_prototypes, n_classes):
     return counts
 
 
-def squared_distances(X, W):
-    """Squared Euclidean distances, shape (n_samples, n_prototypes), clipped at 0.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-    W : ndarray of shape (n_prototypes, n_features)
-
-    Returns
-    -------
-    ndarray of shape (n_samples, n_prototypes)
-    """
-    d = np.einsum("ij,ij->i", X, X)[:, None] - 2.0 * X @ W.T + np.einsum("ij,ij->i", W, W)[None, :]
-    return np.maximum(d, 0.0)
-
-
 def _check_init_array(init, shape):
     arr = np.array(init, dtype=np.float64)
     if arr.shape != shape:
@@ -184,7 +184,6 @@ def init_prototypes(X, y_codes, counts, init, rng, *, group_names=None):
     shape = (int(counts.sum()), X.shape[1])
     if not isinstance(init, str):
         return _check_init_array(init, shape)
-    check_choice(init, "init", ("class-mean", "random-sample", "kmeans"))
     blocks = []
     for c, k in enumerate(counts):
         if y_codes is None:
@@ -210,7 +209,8 @@ def data_scale(X):
 def check_finite_prototypes(est, learning_rate, when=""):
     """Raise if an update drove a prototype to inf/NaN (a too large learning rate)."""
     if not np.all(np.isfinite(est.prototypes_)):
-        raise FloatingPointError(
+        # a ValueError: the learning rate is too large for these data
+        raise ValueError(
             f"{type(est).__name__} diverged{when}: prototypes became non-finite; lower "
             f"learning_rate (now {learning_rate:g})"
         )
@@ -227,7 +227,7 @@ def run_epochs(est, n_samples, epoch, params, shuffle, rng, scale):
     epoch : callable
         ``epoch(order, learning_rate)`` applies the rule to the samples in ``order``.
     params : dict
-        From :func:`check_common_params`.
+        From :func:`common_params`.
     shuffle : bool
     rng : numpy.random.Generator
     scale : float
@@ -258,5 +258,5 @@ def _warn_not_converged(est, max_iter, shift):
         f"the data's scale), above tol={est.tol:g}. Increase max_iter or tol, or lower "
         "learning_rate: on-line updates keep moving by about learning_rate per epoch.",
         ConvergenceWarning,
-        stacklevel=4,
+        stacklevel=5,  # through run_epochs, fit and its _fit_context wrapper
     )

@@ -1,24 +1,36 @@
 """Unsupervised on-line vector quantization (winner-takes-all), as a scikit-learn clusterer."""
 
-import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from numbers import Integral
+from typing import ClassVar
 
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import check_int
+from statmechlearn._core.validation import check_magnitude, validate_named
 from statmechlearn.lvq import _kernels
 from statmechlearn.lvq._prototypes import (
-    check_common_params,
+    COMMON_CONSTRAINTS,
+    check_finite_prototypes,
+    common_params,
     data_scale,
     init_prototypes,
     run_epochs,
-    squared_distances,
 )
 
 __all__ = ["VQ"]
 
 
-class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
+class VQ(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     """On-line winner-takes-all vector quantization.
 
     The nearest prototype moves towards each example:
@@ -49,7 +61,7 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
         root-mean-square distance of the samples to their mean in one epoch.
     shuffle : bool, default=True
         Visit the samples in a new random order in each epoch of ``fit``.
-    random_state : int, numpy.random.Generator or None, default=None
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
         Seeds initialisation and shuffling.
 
     Attributes
@@ -81,6 +93,11 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
     [0.0, 1.0]
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "n_prototypes": [Interval(Integral, 1, None, closed="left")],
+        **COMMON_CONSTRAINTS,
+    }
+
     def __init__(
         self,
         n_prototypes=2,
@@ -103,7 +120,7 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     def _start(self, X, rng):
-        k = check_int(self.n_prototypes, "n_prototypes", minimum=1)
+        k = int(self.n_prototypes)
         if isinstance(self.init, str) and self.init != "class-mean" and k > X.shape[0]:
             raise ValueError(
                 f"n_prototypes={k} exceeds n_samples={X.shape[0]} for init={self.init!r}"
@@ -119,11 +136,17 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
         _kernels.wta_epoch(self.prototypes_, X, dummy, self._codes, order, learning_rate, 1.0, 0.0)
 
     @property
+    def _n_features_out(self):
+        """Number of columns of ``transform``: one distance per prototype."""
+        return self.prototypes_.shape[0]
+
+    @property
     def cluster_centers_(self):
         """Alias of ``prototypes_``."""
         check_is_fitted(self, "prototypes_")
         return self.prototypes_
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Train the codebook by epochs of on-line WTA updates over shuffled data.
 
@@ -137,8 +160,9 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        params = check_common_params(self)
-        X = validate_data(self, X, dtype=np.float64, order="C")
+        params = common_params(self)
+        X = validate_named(self, X, dtype=np.float64, order="C")
+        check_magnitude(X)
         rng = check_random_state(self.random_state)
         self._start(X, rng)
         run_epochs(
@@ -155,6 +179,7 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
         self.quantization_error_ = float(d.min(axis=1).mean())
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None):
         """One on-line pass over ``X`` in the given order at the constant learning rate.
 
@@ -168,18 +193,22 @@ class VQ(ClusterMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        params = check_common_params(self)
+        params = common_params(self)
         first = not hasattr(self, "prototypes_")
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=first)
+        X = validate_named(self, X, dtype=np.float64, order="C", reset=first)
+        check_magnitude(X)
         if first:
             self._start(X, check_random_state(self.random_state))
         self._epoch(X, np.arange(X.shape[0]), params["learning_rate"])
         self.n_updates_ += X.shape[0]
+        check_finite_prototypes(self, params["learning_rate"])
         return self
 
     def _check_X(self, X):
         check_is_fitted(self, "prototypes_")
-        return validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        X = validate_named(self, X, dtype=np.float64, order="C", reset=False)
+        check_magnitude(X)
+        return X
 
     def transform(self, X):
         """Euclidean distances of each sample to every prototype.

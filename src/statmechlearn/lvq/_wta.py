@@ -14,7 +14,7 @@ run axis so that a simulation advances many independent runs in one call.
 import numba
 import numpy as np
 
-from statmechlearn._core.validation import check_real
+from statmechlearn._core.validation import check_array_finite, check_magnitude, check_real
 from statmechlearn.lvq._kernels import wta_step
 
 __all__ = ["WTA_RULES", "wta_online_updates", "wta_online_updates_numpy", "wta_rule"]
@@ -34,10 +34,12 @@ def wta_rule(name):
     -------
     tuple of float
     """
-    key = str(name).strip().lower()
+    allowed = ", ".join(repr(k) for k in WTA_RULES)
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string, one of {allowed}; got {name!r}")
+    key = name.strip().lower()
     if key not in WTA_RULES:
-        allowed = ", ".join(repr(k) for k in WTA_RULES)
-        raise ValueError(f"rule must be one of {allowed}; got {name!r}")
+        raise ValueError(f"name must be one of {allowed}; got {name!r}")
     return WTA_RULES[key]
 
 
@@ -53,9 +55,13 @@ def _check_inputs(W, X, y, prototype_labels):
         raise TypeError("prototypes must be a float64 array of shape (n_runs, n_prototypes, N)")
     if not W.flags.writeable or not W.flags.c_contiguous:
         raise ValueError("prototypes must be a writeable, C-contiguous array (updated in place)")
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    labels = np.ascontiguousarray(prototype_labels, dtype=np.float64)
+    if not np.all(np.isfinite(W)):
+        raise ValueError("prototypes must contain only finite values (no NaN or inf)")
+    check_magnitude(W, "prototypes")
+    X = np.ascontiguousarray(check_array_finite(X, "X"))
+    check_magnitude(X, "X")
+    y = np.ascontiguousarray(check_array_finite(y, "y"))
+    labels = np.ascontiguousarray(check_array_finite(prototype_labels, "prototype_labels"))
     n_runs, n_protos, n_features = W.shape
     if X.ndim != 3 or X.shape[0] != n_runs or X.shape[2] != n_features:
         raise ValueError(
@@ -101,6 +107,7 @@ def wta_online_updates(prototypes, X, y, prototype_labels, *, learning_rate, a, 
     """
     X, y, labels = _check_inputs(prototypes, X, y, prototype_labels)
     learning_rate = check_real(learning_rate, "learning_rate", minimum=0.0)
+    a, b = check_real(a, "a"), check_real(b, "b")
     _wta_kernel(prototypes, X, y, labels, learning_rate, float(a), float(b))
     return prototypes
 
@@ -120,6 +127,7 @@ def wta_online_updates_numpy(prototypes, X, y, prototype_labels, *, learning_rat
     """
     X, y, labels = _check_inputs(prototypes, X, y, prototype_labels)
     learning_rate = check_real(learning_rate, "learning_rate", minimum=0.0)
+    a, b = check_real(a, "a"), check_real(b, "b")
     runs = np.arange(prototypes.shape[0])
     for t in range(X.shape[1]):
         x = X[:, t, :]
