@@ -84,6 +84,20 @@ def test_typical_set_probability_tends_to_one():
         typical_set(np.full(20, 0.05), 100, 0.1)
 
 
+def test_typical_set_of_long_sequences_is_exact_or_refused():
+    # n = 3e4 used to run for minutes (a 1e5-digit n! divided once per type)
+    n = 30_000
+    t = typical_set([0.3, 0.7], n, 0.05)
+    H = entropy([0.3, 0.7])
+    m = np.arange(n + 1)
+    s = -(m * math.log2(0.3) + (n - m) * math.log2(0.7)) / n
+    typical = m[np.abs(s - H) <= 0.05]
+    assert t.size == sum(math.comb(n, int(c)) for c in typical)
+    assert t.lower_bound_log2 <= t.log2_size <= t.upper_bound_log2
+    with pytest.raises(ValueError, match=r"n=1000000.*AEP bounds"):
+        typical_set([0.3, 0.7], 10**6, 0.05)
+
+
 def test_maxent_without_constraints_is_uniform():
     res = maximum_entropy(np.zeros((7, 0)), [])
     np.testing.assert_allclose(res.probabilities, 1 / 7)

@@ -10,6 +10,7 @@ damaged install is an error, never silently different data.
 import gzip
 import hashlib
 import io
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -113,6 +114,8 @@ def load_colon(path=None):
     >>> X.shape, int((y == 1).sum()), int((y == -1).sum())
     ((62, 2000), 22, 40)
     """
+    if path is not None and not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be None, a str or an os.PathLike, got {type(path).__name__}")
     if path is None:
         read, where = _read_shipped, "statmechlearn/datasets/data/colon/{}.gz".format
     else:

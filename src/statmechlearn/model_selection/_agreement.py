@@ -28,7 +28,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import check_int
+from statmechlearn._core.validation import check_array_finite, check_int, check_magnitude
 from statmechlearn.model_selection._common import (
     check_clusterer,
     check_k_range,
@@ -52,6 +52,8 @@ def _check_betas(betas, Xc, *, allow_zero):
     if betas is None:
         scale = float(np.mean(np.sum(Xc**2, axis=1)))
         return np.geomspace(1e-2, 1e3, 61) / max(scale, 1e-300)
+    if np.iscomplexobj(betas):
+        raise TypeError("betas must be real inverse temperatures, got complex values")
     betas = np.asarray(betas, dtype=float)
     low_ok = np.all(betas >= 0) if allow_zero else np.all(betas > 0)
     if betas.ndim != 1 or betas.size == 0 or not np.all(np.isfinite(betas)) or not low_ok:
@@ -61,8 +63,9 @@ def _check_betas(betas, Xc, *, allow_zero):
 
 
 def _log_posterior(X, Y, beta):
-    d = np.sum(X**2, axis=1)[:, None] - 2.0 * X @ Y.T + np.sum(Y**2, axis=1)
-    a = -beta * np.maximum(d, 0.0)
+    d = np.maximum(np.sum(X**2, axis=1)[:, None] - 2.0 * X @ Y.T + np.sum(Y**2, axis=1), 0.0)
+    # measured from each row's nearest centre: at a large beta no row is all -inf (NaN)
+    a = -beta * (d - d.min(axis=1, keepdims=True))
     return a - logsumexp(a, axis=1, keepdims=True)
 
 
@@ -132,8 +135,14 @@ def agreement_capacity(X, centers_a, centers_b, betas):
     -------
     ndarray of shape (len(betas),)
     """
-    A = np.asarray(centers_a, dtype=float)
-    B = np.asarray(centers_b, dtype=float)
+    X = check_X(X, min_samples=1)
+    A = check_array_finite(centers_a, "centers_a", shape=(None, X.shape[1]))
+    B = check_array_finite(centers_b, "centers_b", shape=A.shape)
+    if A.shape[0] == 0:
+        raise ValueError("centers_a must hold at least one code vector")
+    check_magnitude(A, "centers_a")
+    check_magnitude(B, "centers_b")
+    betas = _check_betas(betas, X, allow_zero=True)
     k = A.shape[0]
     cost = np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=-1)
     _, perm = linear_sum_assignment(cost)

@@ -1,9 +1,13 @@
 """Shared checks of the model-order selectors: k ranges, clusterers, label matching."""
 
+import re
+
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 from sklearn.base import clone
 from sklearn.utils.validation import check_array
+
+from statmechlearn._core.validation import check_magnitude
 
 __all__ = [
     "check_X",
@@ -16,8 +20,21 @@ __all__ = [
 
 
 def check_X(X, min_samples=2):
-    """``X`` as a finite float (n, d) array with at least ``min_samples`` rows."""
-    return check_array(X, dtype=np.float64, ensure_min_samples=min_samples)
+    """``X`` as a finite float (n, d) array with at least ``min_samples`` rows.
+
+    Every error names ``X``; entries beyond :data:`MAGNITUDE_RANGE` are refused,
+    as the selectors' squared distances would overflow.
+    """
+    if np.iscomplexobj(X):
+        raise TypeError("X must be real, got complex values")
+    try:
+        X = check_array(X, dtype=np.float64, ensure_min_samples=min_samples, input_name="X")
+    except ValueError as exc:
+        if re.search(r"\bX\b", str(exc)):
+            raise
+        raise ValueError(f"X is invalid: {exc}") from exc
+    check_magnitude(X, "X")
+    return X
 
 
 def check_k_range(k_range, n_samples, *, minimum=1):
@@ -28,6 +45,8 @@ def check_k_range(k_range, n_samples, *, minimum=1):
         raise TypeError(f"k_range must be an iterable of ints, got {k_range!r}") from None
     if ks.size == 0:
         raise ValueError("k_range must not be empty")
+    if ks.dtype.kind not in "iuf":
+        raise TypeError(f"k_range must be an iterable of ints, got {k_range!r}")
     if not np.issubdtype(ks.dtype, np.integer):
         if not np.all(ks == np.round(ks)):
             raise ValueError(f"k_range must hold integers, got {ks.tolist()}")

@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from statmechlearn._core.validation import check_int
 from statmechlearn.model_selection._common import check_X
 
 __all__ = ["bic", "log_likelihood", "mdl", "n_parameters"]
@@ -55,7 +56,7 @@ def n_parameters(estimator, n_features):
     -------
     int
     """
-    d = int(n_features)
+    d = check_int(n_features, "n_features", minimum=1)
     from sklearn.mixture import GaussianMixture
 
     if isinstance(estimator, GaussianMixture):

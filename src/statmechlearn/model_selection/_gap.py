@@ -6,7 +6,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import check_choice, check_int
+from statmechlearn._core.validation import check_array_finite, check_choice, check_int
 from statmechlearn.model_selection._common import (
     check_clusterer,
     check_k_range,
@@ -43,9 +43,13 @@ def choose_gap_k(k_values, gap, s, rule="tibshirani"):
     int
     """
     rule = check_choice(rule, "rule", GAP_RULES)
-    k_values = np.asarray(k_values)
-    gap = np.asarray(gap, dtype=float)
-    s = np.asarray(s, dtype=float)
+    k_values = check_array_finite(k_values, "k_values", ndim=1, dtype=None)
+    if k_values.size == 0 or k_values.dtype.kind not in "iu" or np.any(k_values < 1):
+        raise ValueError(f"k_values must be a non-empty array of ints >= 1, got {k_values}")
+    gap = check_array_finite(gap, "gap", shape=k_values.shape)
+    s = check_array_finite(s, "s", shape=k_values.shape)
+    if np.any(s < 0):
+        raise ValueError(f"s (standard errors) must be >= 0, got {s}")
     if rule == "global-max":
         return int(k_values[np.argmax(gap)])
     first = len(gap) - 1
@@ -190,6 +194,8 @@ def gap_statistic(
     B = check_int(n_references, "n_references", minimum=10)
     reference = check_choice(reference, "reference", ("uniform", "pca"))
     check_choice(rule, "rule", GAP_RULES)
+    if n_jobs is not None and check_int(n_jobs, "n_jobs") == 0:
+        raise ValueError("n_jobs must be None or a non-zero int (-1: all cores), got 0")
     rng = check_random_state(random_state)
     seeds = rng.integers(2**31 - 1, size=B + 1)
     log_w = _log_w_curve(clusterer, X, ks, seeds[0])

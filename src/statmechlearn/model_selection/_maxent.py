@@ -23,7 +23,7 @@ from scipy.optimize import linprog
 from scipy.special import logsumexp
 
 from statmechlearn._core.exceptions import ConvergenceError
-from statmechlearn._core.validation import check_int, check_real
+from statmechlearn._core.validation import check_array_finite, check_int, check_real
 
 __all__ = ["MaxEntDistribution", "maximum_entropy"]
 
@@ -132,7 +132,7 @@ def maximum_entropy(features, targets, *, base_measure=None, max_iter=100, tol=1
     >>> float(np.round(res.probabilities[1] / res.probabilities[0], 6))  # 2 / 3
     0.666667
     """
-    R = np.asarray(features, dtype=float)
+    R = check_array_finite(features, "features")
     if R.ndim == 1:
         R = R[:, None]
     if R.ndim != 2 or R.shape[0] < 1:
@@ -140,7 +140,7 @@ def maximum_entropy(features, targets, *, base_measure=None, max_iter=100, tol=1
     if not np.all(np.isfinite(R)):
         raise ValueError("features must be finite (no NaN or inf)")
     m, J = R.shape
-    mu = np.atleast_1d(np.asarray(targets, dtype=float))
+    mu = np.atleast_1d(check_array_finite(targets, "targets"))
     if mu.shape != (J,):
         raise ValueError(f"targets must have shape ({J},) to match features, got {mu.shape}")
     if not np.all(np.isfinite(mu)):
@@ -148,7 +148,7 @@ def maximum_entropy(features, targets, *, base_measure=None, max_iter=100, tol=1
     if base_measure is None:
         log_q = np.zeros(m)
     else:
-        q = np.asarray(base_measure, dtype=float)
+        q = check_array_finite(base_measure, "base_measure")
         if q.shape != (m,) or not np.all(np.isfinite(q)) or np.any(q <= 0):
             raise ValueError(f"base_measure must be {m} finite positive weights")
         log_q = np.log(q)

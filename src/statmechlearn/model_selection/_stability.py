@@ -37,6 +37,9 @@ def random_label_disagreement(n, k, *, n_draws=200, random_state=None):
         Monte Carlo mean; tends to ``1 - 1/k`` for large n (matching helps
         less and less).
     """
+    n = check_int(n, "n", minimum=1)
+    k = check_int(k, "k", minimum=1)
+    n_draws = check_int(n_draws, "n_draws", minimum=1)
     rng = check_random_state(random_state)
     vals = [
         matched_disagreement(rng.integers(k, size=n), rng.integers(k, size=n), k)
