@@ -1,10 +1,14 @@
 """Command line: ``statmechlearn list | run | reproduce | report``."""
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
+
+__all__ = ["app", "main"]
 
 app = typer.Typer(
     name="statmechlearn",
@@ -14,9 +18,68 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-OutOpt = Annotated[Path, typer.Option("--out", help="Output folder (store/ and report.html).")]
+
+def _fail(message, code=2):
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+# Options are checked while the command line is parsed, before any cell runs: an
+# unwritable --out used to fail only after every cell had been computed, losing them.
+# The errors are one line, like every other error of this command line.
+
+
+def _probe_writable(out):
+    """Exit with an error unless ``out`` is a folder a file can be written to."""
+    if not out.is_dir():
+        _fail(f"--out must be a writable folder; {out} is not a folder")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".statmechlearn-probe-", dir=out)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        _fail(f"--out must be a writable folder; cannot write to {out} ({exc.strerror or exc})")
+
+
+def _writable_out(out):
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"--out must be a writable folder; cannot create {out} ({exc.strerror or exc})")
+    _probe_writable(out)
+    return out
+
+
+def _report_out(out):
+    # a missing folder is reported by the command itself ("no results"): not created here
+    if out.exists():
+        _probe_writable(out)
+    return out
+
+
+def _n_jobs(n_jobs):
+    if n_jobs == 0 or n_jobs < -1:
+        _fail(f"--n-jobs must be a positive integer or -1 (all cores); got {n_jobs}")
+    return n_jobs
+
+
+OutOpt = Annotated[
+    Path,
+    typer.Option("--out", help="Output folder (store/ and report.html).", callback=_writable_out),
+]
+ReportOutOpt = Annotated[
+    Path,
+    typer.Option(
+        "--out", help="Folder holding store/; report.html is written there.", callback=_report_out
+    ),
+]
 JobsOpt = Annotated[
-    int, typer.Option("--n-jobs", help="Worker processes (joblib loky); -1 for all cores.")
+    int,
+    typer.Option(
+        "--n-jobs",
+        help="Worker processes (joblib loky): a positive integer, or -1 for all cores.",
+        callback=_n_jobs,
+    ),
 ]
 SchedOpt = Annotated[
     str | None,
@@ -29,11 +92,6 @@ FullOpt = Annotated[
     bool,
     typer.Option("--full/--quick", help="Paper-size runs (--full) or small fast ones (--quick)."),
 ]
-
-
-def _fail(message, code=2):
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 ForceOpt = Annotated[
@@ -161,7 +219,7 @@ def reproduce(
 
 
 @app.command()
-def report(out: OutOpt = Path("results")):
+def report(out: ReportOutOpt = Path("results")):
     """Write report.html from what the store holds (every registered experiment).
 
     Experiments without a result of the current code are listed as not run

@@ -124,7 +124,61 @@ def test_cli_errors_are_one_line_and_non_zero(tmp_path):
     result = runner.invoke(app, ["report", "--out", str(tmp_path / "empty")])
     assert result.exit_code == 2 and "no results" in result.output
     result = runner.invoke(app, ["run", "lvq-fig2", "--n-jobs", "0", "--out", str(tmp_path)])
-    assert result.exit_code == 2 and "n_jobs must be" in result.output
+    assert result.exit_code == 2 and "--n-jobs must be" in result.output
+
+
+def _computing_fails(*args, **kwargs):
+    raise AssertionError("cells were computed although an option was invalid")
+
+
+@pytest.mark.parametrize("command", [["run", "lvq-fig2"], ["reproduce", "lvq"]])
+@pytest.mark.parametrize("n_jobs", ["0", "-2", "-100"])
+def test_n_jobs_is_checked_before_anything_runs(tmp_path, monkeypatch, command, n_jobs):
+    monkeypatch.setattr("statmechlearn.experiments.run_experiments", _computing_fails)
+    result = runner.invoke(app, [*command, "--n-jobs", n_jobs, "--out", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip().splitlines() == [
+        f"error: --n-jobs must be a positive integer or -1 (all cores); got {n_jobs}"
+    ]
+
+
+def _unwritable(tmp_path, monkeypatch):
+    """Folders --out cannot be: a file, a folder below a file, a folder refusing writes."""
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    yield a_file, "File exists|is not a folder"
+    yield a_file / "below", "Not a directory"
+    locked = tmp_path / "locked"
+    locked.mkdir()
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    # chmod does not stop root: refuse the probe file the way a read-only folder does
+    monkeypatch.setattr("statmechlearn.cli.tempfile.mkstemp", refuse)
+    yield locked, "cannot write to .*Permission denied"
+    monkeypatch.undo()
+
+
+@pytest.mark.parametrize("command", [["run", "lvq-fig2"], ["reproduce", "lvq"], ["report"]])
+def test_out_is_checked_before_anything_runs(tmp_path, monkeypatch, command):
+    for out, why in _unwritable(tmp_path, monkeypatch):
+        if command == ["report"] and not out.exists():
+            continue  # `report` creates nothing: a missing folder holds "no results"
+        monkeypatch.setattr("statmechlearn.experiments.run_experiments", _computing_fails)
+        result = runner.invoke(app, [*command, "--out", str(out)])
+        assert result.exit_code == 2, (out, result.output)
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: --out must be a writable folder")
+        assert re.search(why, lines[0]), lines[0]
+
+
+def test_out_is_created_and_the_probe_leaves_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr("statmechlearn.experiments.run_experiments", lambda *a, **k: [])
+    out = tmp_path / "new" / "results"
+    result = runner.invoke(app, ["run", "lvq-fig2", "--n-jobs", "-1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.is_dir() and not list(out.iterdir())
 
 
 def test_cli_unreachable_scheduler(tmp_path):

@@ -1,10 +1,25 @@
-"""Registry of figure specs, filled by the per-paper modules on import."""
+"""Registry of figure specs, discovered in the per-paper modules.
+
+Discovery is one-way: a paper module of this package (every module whose name
+does not start with an underscore) only defines its :class:`FigureSpec`
+instances at module level and imports nothing from here; the first query
+imports those modules with :func:`pkgutil.iter_modules` and collects the
+specs. :func:`register` adds a spec built at run time (a test's variant).
+"""
 
 import difflib
+import importlib
+import pkgutil
+
+from statmechlearn.experiments._spec import FigureSpec
 
 __all__ = ["UnknownExperimentError", "get", "names", "papers", "register", "specs_for"]
 
+#: name -> spec, discovered and registered
 _SPECS = {}
+#: name -> where the spec came from, for the error on a name defined twice
+_ORIGIN = {}
+_discovered = False
 
 
 class UnknownExperimentError(KeyError):
@@ -14,8 +29,24 @@ class UnknownExperimentError(KeyError):
         return str(self.args[0])
 
 
+def _add(spec, origin):
+    held = _SPECS.get(spec.name)
+    if held is not None and held is not spec:
+        first = _ORIGIN.get(spec.name, "register()")
+        raise ValueError(
+            f"experiment name {spec.name!r} is defined twice: in {first} and in {origin}; "
+            "experiment names must be unique"
+        )
+    _SPECS[spec.name] = spec
+    _ORIGIN.setdefault(spec.name, origin)
+    return spec
+
+
 def register(spec):
-    """Add a spec; names must be unique.
+    """Add a spec built at run time; names must be unique.
+
+    The paper modules need not call this: their module-level specs are
+    discovered.
 
     Parameters
     ----------
@@ -24,29 +55,34 @@ def register(spec):
     Returns
     -------
     FigureSpec
+
+    Raises
+    ------
+    TypeError
+        When ``spec`` is not a :class:`FigureSpec`.
+    ValueError
+        When another spec already has its name.
     """
-    if spec.name in _SPECS and _SPECS[spec.name] is not spec:
-        raise ValueError(f"experiment {spec.name!r} is registered twice")
-    _SPECS[spec.name] = spec
-    return spec
+    if not isinstance(spec, FigureSpec):
+        raise TypeError(f"spec must be a FigureSpec, got {type(spec).__name__}")
+    return _add(spec, "register()")
 
 
 def _load():
-    # importing the per-paper modules registers their specs
-    from statmechlearn.experiments import (  # noqa: F401
-        lvq_beyond,
-        lvq_biehl,
-        lvq_real_data,
-        maxent_clustering,
-        mixture_barkai,
-        mixture_real_data,
-        model_selection,
-        outliers_dietrich,
-        outliers_real_data,
-        sampling_mean_field,
-        sparse_bayes_colon,
-        sparse_bayes_uda,
-    )
+    """Import every paper module of the package once and collect its specs."""
+    global _discovered
+    if _discovered:
+        return
+    package = importlib.import_module("statmechlearn.experiments")
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for value in vars(module).values():
+            # a spec imported from another paper module is the same object: _add keeps one
+            if isinstance(value, FigureSpec):
+                _add(value, f"module {module.__name__}")
+    _discovered = True
 
 
 def names():

@@ -14,7 +14,7 @@ elsewhere") and on which its N -> infinity theory rests.
 
 import numpy as np
 
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
 from statmechlearn.experiments._spec import Derived, FigureSpec, Measurement, measure
 from statmechlearn.experiments.lvq_biehl import CITATION, LABELS, PAPER, simulate_learning_curve
 from statmechlearn.lvq import wta_online_updates
@@ -110,15 +110,11 @@ def plot_plateau(ds, ax=None):
     -------
     ndarray of two Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
-    ax = np.asarray(ax)
+    _, ax = subplots(ax, 1, 2, figsize=(10, 4))
     ds = ds.squeeze([d for d in ("p_plus", "lam", "eta") if d in ds.dims], drop=False)
     for delta in ds["delta"].values:
-        ax[0].plot(
-            ds["alpha"], ds["theory_eps_g"].sel(delta=delta), lw=1.2, label=rf"$\delta$={delta:g}"
+        plot_theory(
+            ax[0], ds["alpha"], ds["theory_eps_g"].sel(delta=delta), label=rf"$\delta$={delta:g}"
         )
     ax[0].set_xlabel(r"$\alpha$")
     ax[0].set_ylabel(r"$\epsilon_g$ (VQ, ODE)")
@@ -138,20 +134,8 @@ def plot_plateau(ds, ax=None):
         lw=0.8,
         label=rf"const + ln(1/$\delta$)/$\kappa$, $\kappa$={kappa:.4f}",
     )
-    done = ds["sim_done"]
-    sim = ds["sim_escape"].where(done)
-    n = done.sum("seed")
-    mean = sim.mean("seed")
-    se = sim.std("seed", ddof=1) / np.sqrt(n)
-    ax[1].errorbar(
-        x,
-        mean,
-        yerr=se,
-        fmt="o",
-        ms=4,
-        capsize=2,
-        label=f"simulation N={ds.attrs['n_features']}",
-    )
+    mean, se = mean_se(ds["sim_escape"].where(ds["sim_done"]))
+    plot_simulation(ax[1], x, mean, se, label=f"simulation N={ds.attrs['n_features']}")
     ax[1].set_xlabel(r"$\ln(1/\delta)$, initial tilt $R=\delta I$")
     ax[1].set_ylabel(rf"plateau length $\alpha_P$ ($|\epsilon_g-\frac{{1}}{{2}}|>{_ESCAPE:g}$)")
     ax[1].legend(frameon=False, fontsize=8)
@@ -196,58 +180,56 @@ def _plateau_checks(settings):
     ]
 
 
-PLATEAU = register(
-    FigureSpec(
-        name="lvq-vq-plateau",
-        paper=PAPER,
-        citation=CITATION,
-        figure="beyond the paper: VQ plateau",
-        caption=(
-            "Symmetry breaking in unsupervised VQ (p₊ = 0.8, λ = 1, η = 0.2). Left: ODE "
-            "learning curves from Q = 10⁻⁴·I and a tilt R = δ·I towards the own class. "
-            "Right: the plateau length α_P (first α with |ε_g − ½| > 0.05) grows like "
-            "ln(1/δ)/κ, κ the unstable eigenvalue of the ODEs at the symmetric fixed point; "
-            "Monte Carlo runs at finite N (mean ± SE; either labelling counts as escape) "
-            "leave the plateau at a δ-independent time once δ is below the data's "
-            "fluctuations."
-        ),
-        grid={
-            "delta": (3e-3, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8),
-            "p_plus": (0.8,),
-            "lam": (1.0,),
-            "eta": (0.2,),
+PLATEAU = FigureSpec(
+    name="lvq-vq-plateau",
+    paper=PAPER,
+    citation=CITATION,
+    figure="beyond the paper: VQ plateau",
+    caption=(
+        "Symmetry breaking in unsupervised VQ (p₊ = 0.8, λ = 1, η = 0.2). Left: ODE "
+        "learning curves from Q = 10⁻⁴·I and a tilt R = δ·I towards the own class. "
+        "Right: the plateau length α_P (first α with |ε_g − ½| > 0.05) grows like "
+        "ln(1/δ)/κ, κ the unstable eigenvalue of the ODEs at the symmetric fixed point; "
+        "Monte Carlo runs at finite N (mean ± SE; either labelling counts as escape) "
+        "leave the plateau at a δ-independent time once δ is below the data's "
+        "fluctuations."
+    ),
+    grid={
+        "delta": (3e-3, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8),
+        "p_plus": (0.8,),
+        "lam": (1.0,),
+        "eta": (0.2,),
+    },
+    settings={
+        "quick": {
+            "n_features": 200,
+            "n_seeds": 16,
+            "alpha_max": 700.0,
+            "n_theory_points": 351,
+            "sim_alpha_step": 1.0,
+            "sim_alpha_max": 2000.0,
         },
-        settings={
-            "quick": {
-                "n_features": 200,
-                "n_seeds": 16,
-                "alpha_max": 700.0,
-                "n_theory_points": 351,
-                "sim_alpha_step": 1.0,
-                "sim_alpha_max": 2000.0,
-            },
-            "full": {
-                "n_features": 1000,
-                "n_seeds": 48,
-                "alpha_max": 700.0,
-                "n_theory_points": 701,
-                "sim_alpha_step": 0.5,
-                "sim_alpha_max": 2000.0,
-            },
+        "full": {
+            "n_features": 1000,
+            "n_seeds": 48,
+            "alpha_max": 700.0,
+            "n_theory_points": 701,
+            "sim_alpha_step": 0.5,
+            "sim_alpha_max": 2000.0,
         },
-        outputs={
-            "theory_eps_g": ("alpha",),
-            "theory_escape": (),
-            "theory_kappa": (),
-            "sim_escape": (),
-        },
-        coords=_plateau_coords,
-        theory=_plateau_theory,
-        simulation=_plateau_simulation,
-        plot=plot_plateau,
-        checks=_plateau_checks,
-        base_seed=20060401,
-    )
+    },
+    outputs={
+        "theory_eps_g": ("alpha",),
+        "theory_escape": (),
+        "theory_kappa": (),
+        "sim_escape": (),
+    },
+    coords=_plateau_coords,
+    theory=_plateau_theory,
+    simulation=_plateau_simulation,
+    plot=plot_plateau,
+    checks=_plateau_checks,
+    base_seed=20060401,
 )
 
 
@@ -332,10 +314,7 @@ def plot_self_averaging(ds, ax=None):
     -------
     Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(6, 4))
     n = ds["n_features"].values.astype(float)
     log_s, boot = _log_spread(ds)
     err = np.nanstd(boot, axis=0, ddof=1)
@@ -411,34 +390,32 @@ def _sa_checks(settings):
     return checks
 
 
-SELF_AVERAGING = register(
-    FigureSpec(
-        name="lvq-self-averaging",
-        paper=PAPER,
-        citation=CITATION,
-        figure="beyond the paper: self-averaging",
-        caption=(
-            "Self-averaging of the order parameters: standard deviation over independent "
-            "LVQ1 runs of R_{Sσ} and Q_{ST} at α = 10 (p₊ = 0.8, λ = 1, η = 0.2, the "
-            "paper's start) versus N from 50 to 2000, with least-squares slopes in log-log "
-            "(± bootstrap SE over runs) and the N^(-1/2) law."
-        ),
-        grid={
-            "n_features": _SA_SIZES,
-            "p_plus": (0.8,),
-            "lam": (1.0,),
-            "eta": (0.2,),
-        },
-        settings={
-            "quick": {"n_seeds": 32},
-            "full": {"n_seeds": 1024},
-        },
-        outputs={"theory_value": ("order_parameter",), "sim_value": ("order_parameter",)},
-        coords=_sa_coords,
-        theory=_sa_theory,
-        simulation=_sa_simulation,
-        plot=plot_self_averaging,
-        checks=_sa_checks,
-        base_seed=20060501,
-    )
+SELF_AVERAGING = FigureSpec(
+    name="lvq-self-averaging",
+    paper=PAPER,
+    citation=CITATION,
+    figure="beyond the paper: self-averaging",
+    caption=(
+        "Self-averaging of the order parameters: standard deviation over independent "
+        "LVQ1 runs of R_{Sσ} and Q_{ST} at α = 10 (p₊ = 0.8, λ = 1, η = 0.2, the "
+        "paper's start) versus N from 50 to 2000, with least-squares slopes in log-log "
+        "(± bootstrap SE over runs) and the N^(-1/2) law."
+    ),
+    grid={
+        "n_features": _SA_SIZES,
+        "p_plus": (0.8,),
+        "lam": (1.0,),
+        "eta": (0.2,),
+    },
+    settings={
+        "quick": {"n_seeds": 32},
+        "full": {"n_seeds": 1024},
+    },
+    outputs={"theory_value": ("order_parameter",), "sim_value": ("order_parameter",)},
+    coords=_sa_coords,
+    theory=_sa_theory,
+    simulation=_sa_simulation,
+    plot=plot_self_averaging,
+    checks=_sa_checks,
+    base_seed=20060501,
 )

@@ -22,7 +22,12 @@ from statmechlearn.experiments._finite_size import (
     plot_extrapolation,
     seeds_for,
 )
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    plot_theory,
+    subplots,
+)
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, _select, measure
 from statmechlearn.lvq import wta_online_updates, wta_rule
 from statmechlearn.models import LabeledMixture
@@ -247,11 +252,7 @@ def plot_fig1(ds, ax=None):
     -------
     ndarray of two Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4.6), constrained_layout=True)
-    ax = np.asarray(ax)
+    _, ax = subplots(ax, 1, 2, figsize=(10, 4.6))
     ds = ds.squeeze([d for d in ("p_plus", "lam") if d in ds.dims], drop=False)
     first = ds.isel(seed=0)
     label = first["sim_label"].values
@@ -373,66 +374,64 @@ def _fig1_checks(settings):
     return checks
 
 
-FIG1 = register(
-    FigureSpec(
-        name="lvq-fig1",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 1",
-        caption=(
-            "Data from the model density (3) in N = 200 dimensions with p₋ = 0.6, p₊ = 0.4, "
-            "ℓ = 1.5, v₊ = v₋ = 1: 160 points about ℓB₊ (open circles) and 240 about ℓB₋ "
-            "(filled), drawn by the library's LabeledMixture (class counts fixed as printed; "
-            "the caption's 'open (filled) circles represent 240 (160) vectors from clusters "
-            "centred about ℓB₊ (ℓB₋)' contradicts its own p₋ = 0.6, p₊ = 0.4, which we follow). "
-            "Left: projections h± = w±·ξ on a uniformly random orthonormal pair w±; right: "
-            "b± = B±·ξ; crosses: the projected cluster centres. Shown: seed 0. Checks use "
-            "every seed (quick 32, full 200): class means and variances in the B-plane, and "
-            "over 64 random planes per seed the variance v and the O(ℓ/√N) separation of the "
-            "class means (mean square 2ℓ²/N for the centres), against the model's exact "
-            "moments."
-        ),
-        grid={"p_plus": (FIG1_P_PLUS,), "lam": (FIG1_LAM,)},
-        settings={
-            "quick": {
-                "n_features": 200,
-                "n_points": 400,
-                "v_plus": 1.0,
-                "v_minus": 1.0,
-                "n_planes": 64,
-                "n_seeds": 32,
-            },
-            "full": {
-                "n_features": 200,
-                "n_points": 400,
-                "v_plus": 1.0,
-                "v_minus": 1.0,
-                "n_planes": 64,
-                "n_seeds": 200,
-            },
+FIG1 = FigureSpec(
+    name="lvq-fig1",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 1",
+    caption=(
+        "Data from the model density (3) in N = 200 dimensions with p₋ = 0.6, p₊ = 0.4, "
+        "ℓ = 1.5, v₊ = v₋ = 1: 160 points about ℓB₊ (open circles) and 240 about ℓB₋ "
+        "(filled), drawn by the library's LabeledMixture (class counts fixed as printed; "
+        "the caption's 'open (filled) circles represent 240 (160) vectors from clusters "
+        "centred about ℓB₊ (ℓB₋)' contradicts its own p₋ = 0.6, p₊ = 0.4, which we follow). "
+        "Left: projections h± = w±·ξ on a uniformly random orthonormal pair w±; right: "
+        "b± = B±·ξ; crosses: the projected cluster centres. Shown: seed 0. Checks use "
+        "every seed (quick 32, full 200): class means and variances in the B-plane, and "
+        "over 64 random planes per seed the variance v and the O(ℓ/√N) separation of the "
+        "class means (mean square 2ℓ²/N for the centres), against the model's exact "
+        "moments."
+    ),
+    grid={"p_plus": (FIG1_P_PLUS,), "lam": (FIG1_LAM,)},
+    settings={
+        "quick": {
+            "n_features": 200,
+            "n_points": 400,
+            "v_plus": 1.0,
+            "v_minus": 1.0,
+            "n_planes": 64,
+            "n_seeds": 32,
         },
-        outputs={
-            "theory_b_center": ("axis", "sigma"),
-            "theory_var": ("sigma",),
-            "theory_h_center_sep2": (),
-            "theory_h_sep2": (),
-            "sim_h": ("point", "axis"),
-            "sim_b": ("point", "axis"),
-            "sim_label": ("point",),
-            "sim_h_center": ("axis", "sigma"),
-            "sim_b_mean": ("axis", "sigma"),
-            "sim_b_var": ("axis", "sigma"),
-            "sim_h_sep2": (),
-            "sim_h_center_sep2": (),
-            "sim_h_var_ratio": (),
+        "full": {
+            "n_features": 200,
+            "n_points": 400,
+            "v_plus": 1.0,
+            "v_minus": 1.0,
+            "n_planes": 64,
+            "n_seeds": 200,
         },
-        coords=_fig1_coords,
-        theory=_fig1_theory,
-        simulation=_fig1_simulation,
-        plot=plot_fig1,
-        checks=_fig1_checks,
-        base_seed=20060101,
-    )
+    },
+    outputs={
+        "theory_b_center": ("axis", "sigma"),
+        "theory_var": ("sigma",),
+        "theory_h_center_sep2": (),
+        "theory_h_sep2": (),
+        "sim_h": ("point", "axis"),
+        "sim_b": ("point", "axis"),
+        "sim_label": ("point",),
+        "sim_h_center": ("axis", "sigma"),
+        "sim_b_mean": ("axis", "sigma"),
+        "sim_b_var": ("axis", "sigma"),
+        "sim_h_sep2": (),
+        "sim_h_center_sep2": (),
+        "sim_h_var_ratio": (),
+    },
+    coords=_fig1_coords,
+    theory=_fig1_theory,
+    simulation=_fig1_simulation,
+    plot=plot_fig1,
+    checks=_fig1_checks,
+    base_seed=20060101,
 )
 
 
@@ -473,12 +472,10 @@ def _fig2_simulation(point, settings, rng):
     return {"sim_R": R[0], "sim_Q": Q[0], "sim_eps_g": eps[0]}
 
 
-def _mean_se(da):
+def _complete_runs(da):
+    """``da`` of the runs whose whole curve is finite (NaN elsewhere)."""
     done = da.notnull().all([d for d in da.dims if d not in ("seed", "alpha_sim")])
-    n = done.sum("seed")
-    mean = da.where(done).mean("seed")
-    se = da.where(done).std("seed", ddof=1) / np.sqrt(n)
-    return mean, se
+    return da.where(done)
 
 
 def plot_fig2(ds, ax=None):
@@ -499,9 +496,7 @@ def plot_fig2(ds, ax=None):
     """
     import matplotlib.pyplot as plt
 
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
-    ax = np.asarray(ax)
+    _, ax = subplots(ax, 1, 2, figsize=(10, 4))
     ds = ds.squeeze([d for d in ("p_plus", "lam", "eta") if d in ds.dims], drop=False)
     pairs_R = [(1, 1), (1, -1), (-1, 1), (-1, -1)]
     pairs_Q = [(1, 1), (1, -1), (-1, -1)]
@@ -510,23 +505,25 @@ def plot_fig2(ds, ax=None):
         (ax[0], "R", ("S", "sigma"), pairs_R),
         (ax[1], "Q", ("S", "T"), pairs_Q),
     ):
-        mean, se = _mean_se(ds[f"sim_{var}"])
+        mean, se = mean_se(_complete_runs(ds[f"sim_{var}"]))
         for i, (s, t) in enumerate(pairs):
             sel = {dims[0]: s, dims[1]: t}
             label = f"${var}_{{{_SYMBOL[s]}{_SYMBOL[t]}}}$"
-            panel.plot(
-                ds["alpha"], ds[f"theory_{var}"].sel(sel), color=colors[i], lw=1.5, label=label
+            plot_theory(
+                panel, ds["alpha"], ds[f"theory_{var}"].sel(sel), color=colors[i], label=label
             )
-            panel.errorbar(
+            plot_simulation(
+                panel,
                 ds["alpha_sim"],
                 mean.sel(sel),
-                yerr=se.sel(sel),
-                fmt="o",
-                ms=3.5,
+                se.sel(sel),
                 color=colors[i],
-                mfc="none",
-                capsize=2,
+                markerfacecolor="none",
+                label=None,
             )
+        # one legend entry for the line and one for the markers, in black
+        plot_theory(panel, [], [], color="k", label="ODE theory")
+        plot_simulation(panel, [], [], [], color="k", markerfacecolor="none")
         panel.set_xlabel(r"$\alpha$")
         panel.set_ylabel(f"${var}$")
         panel.legend(frameon=False, fontsize=9)
@@ -564,51 +561,49 @@ def _fig2_checks(settings):
     return checks
 
 
-FIG2 = register(
-    FigureSpec(
-        name="lvq-fig2",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 2",
-        caption=(
-            "Overlaps R_{Sσ} (left) and Q_{ST} (right) versus α = μ/N for on-line LVQ1 "
-            "with p₊ = 0.8, λ = 1, η = 0.2; prototypes start near the origin with "
-            "R_{Sσ} = Q_{+-} = 0, Q_{++} = Q_{--} = 10⁻⁴. Lines: ODEs of App. A (derived "
-            "form, docs/derivations/lvq_ode.md); symbols: Monte Carlo mean ± 1 SE over "
-            "independent runs of the library's WTA kernel."
-        ),
-        grid={"p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)},
-        settings={
-            "quick": {
-                "n_features": 200,
-                "n_seeds": 24,
-                "alpha_max": 50.0,
-                "alpha_step_sim": 5.0,
-                "n_theory_points": 201,
-            },
-            "full": {
-                "n_features": 200,
-                "n_seeds": 100,
-                "alpha_max": 50.0,
-                "alpha_step_sim": 2.5,
-                "n_theory_points": 401,
-            },
+FIG2 = FigureSpec(
+    name="lvq-fig2",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 2",
+    caption=(
+        "Overlaps R_{Sσ} (left) and Q_{ST} (right) versus α = μ/N for on-line LVQ1 "
+        "with p₊ = 0.8, λ = 1, η = 0.2; prototypes start near the origin with "
+        "R_{Sσ} = Q_{+-} = 0, Q_{++} = Q_{--} = 10⁻⁴. Lines: ODEs of App. A (derived "
+        "form, docs/derivations/lvq_ode.md); symbols: Monte Carlo mean ± 1 SE over "
+        "independent runs of the library's WTA kernel."
+    ),
+    grid={"p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)},
+    settings={
+        "quick": {
+            "n_features": 200,
+            "n_seeds": 24,
+            "alpha_max": 50.0,
+            "alpha_step_sim": 5.0,
+            "n_theory_points": 201,
         },
-        outputs={
-            "theory_R": ("alpha", "S", "sigma"),
-            "theory_Q": ("alpha", "S", "T"),
-            "theory_eps_g": ("alpha",),
-            "sim_R": ("alpha_sim", "S", "sigma"),
-            "sim_Q": ("alpha_sim", "S", "T"),
-            "sim_eps_g": ("alpha_sim",),
+        "full": {
+            "n_features": 200,
+            "n_seeds": 100,
+            "alpha_max": 50.0,
+            "alpha_step_sim": 2.5,
+            "n_theory_points": 401,
         },
-        coords=_fig2_coords,
-        theory=_fig2_theory,
-        simulation=_fig2_simulation,
-        plot=plot_fig2,
-        checks=_fig2_checks,
-        base_seed=20060202,
-    )
+    },
+    outputs={
+        "theory_R": ("alpha", "S", "sigma"),
+        "theory_Q": ("alpha", "S", "T"),
+        "theory_eps_g": ("alpha",),
+        "sim_R": ("alpha_sim", "S", "sigma"),
+        "sim_Q": ("alpha_sim", "S", "T"),
+        "sim_eps_g": ("alpha_sim",),
+    },
+    coords=_fig2_coords,
+    theory=_fig2_theory,
+    simulation=_fig2_simulation,
+    plot=plot_fig2,
+    checks=_fig2_checks,
+    base_seed=20060202,
 )
 
 
@@ -675,26 +670,22 @@ def plot_fig3a(ds, ax=None):
     -------
     Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(6, 4))
     ds = ds.squeeze([d for d in ("p_plus", "lam", "eta") if d in ds.dims], drop=False)
     for alg in ds["algorithm"].values:
         name, style = _STYLE[str(alg)]
         sub = ds.sel(algorithm=alg)
-        (line,) = ax.plot(sub["alpha"], sub["theory_eps_g"], ls=style, lw=1.6, label=name)
-        mean, se = _mean_se(sub["sim_eps_g"])
+        line = plot_theory(ax, sub["alpha"], sub["theory_eps_g"], linestyle=style, label=name)
+        mean, se = mean_se(_complete_runs(sub["sim_eps_g"]))
         if np.isfinite(mean.values).any():
-            ax.errorbar(
+            plot_simulation(
+                ax,
                 sub["alpha_sim"],
                 mean,
-                yerr=se,
-                fmt="o",
-                ms=3.5,
-                mfc="none",
+                se,
+                markerfacecolor="none",
                 color=line.get_color(),
-                capsize=2,
+                label=f"{name}, simulation",
             )
     ax.set_xlabel(r"$\alpha$")
     ax.set_ylabel(r"$\epsilon_g$")
@@ -754,47 +745,45 @@ def _fig3a_checks(settings):
     return checks
 
 
-FIG3A = register(
-    FigureSpec(
-        name="lvq-fig3a",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 3 (left)",
-        caption=(
-            "Learning curves ε_g(α) of unsupervised VQ (dotted), LVQ+ (dashed) and LVQ1 "
-            "(solid) for λ = 1, η = 0.2 and p₊ = 0.8 (the paper does not state p₊; 0.8 is "
-            "its Fig. 2 value, where LVQ1's non-monotonic curve is pronounced). Prototypes "
-            "start at Q_{++} = Q_{--} = 10⁻⁴, Q_{+-} = 0 and R = 10⁻³·I, a tilt towards the "
-            "own class of 10 % of |w| without which VQ's ODEs stay on the symmetric plateau "
-            "for ever; its length depends on the tilt (lvq-vq-plateau). "
-            "Lines: ODEs; symbols: Monte Carlo mean ± 1 SE for LVQ1 and LVQ+ (VQ's escape "
-            "at finite N is fluctuation-driven: see lvq-vq-plateau)."
-        ),
-        grid={"algorithm": FIG3_ALGORITHMS, "p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)},
-        settings={
-            "quick": {
-                "n_features": 200,
-                "n_seeds": 24,
-                "alpha_max": 100.0,
-                "alpha_step_sim": 10.0,
-                "n_theory_points": 201,
-            },
-            "full": {
-                "n_features": 200,
-                "n_seeds": 100,
-                "alpha_max": 100.0,
-                "alpha_step_sim": 5.0,
-                "n_theory_points": 401,
-            },
+FIG3A = FigureSpec(
+    name="lvq-fig3a",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 3 (left)",
+    caption=(
+        "Learning curves ε_g(α) of unsupervised VQ (dotted), LVQ+ (dashed) and LVQ1 "
+        "(solid) for λ = 1, η = 0.2 and p₊ = 0.8 (the paper does not state p₊; 0.8 is "
+        "its Fig. 2 value, where LVQ1's non-monotonic curve is pronounced). Prototypes "
+        "start at Q_{++} = Q_{--} = 10⁻⁴, Q_{+-} = 0 and R = 10⁻³·I, a tilt towards the "
+        "own class of 10 % of |w| without which VQ's ODEs stay on the symmetric plateau "
+        "for ever; its length depends on the tilt (lvq-vq-plateau). "
+        "Lines: ODEs; symbols: Monte Carlo mean ± 1 SE for LVQ1 and LVQ+ (VQ's escape "
+        "at finite N is fluctuation-driven: see lvq-vq-plateau)."
+    ),
+    grid={"algorithm": FIG3_ALGORITHMS, "p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)},
+    settings={
+        "quick": {
+            "n_features": 200,
+            "n_seeds": 24,
+            "alpha_max": 100.0,
+            "alpha_step_sim": 10.0,
+            "n_theory_points": 201,
         },
-        outputs={"theory_eps_g": ("alpha",), "sim_eps_g": ("alpha_sim",)},
-        coords=_fig3a_coords,
-        theory=_fig3a_theory,
-        simulation=_fig3a_simulation,
-        plot=plot_fig3a,
-        checks=_fig3a_checks,
-        base_seed=20060301,
-    )
+        "full": {
+            "n_features": 200,
+            "n_seeds": 100,
+            "alpha_max": 100.0,
+            "alpha_step_sim": 5.0,
+            "n_theory_points": 401,
+        },
+    },
+    outputs={"theory_eps_g": ("alpha",), "sim_eps_g": ("alpha_sim",)},
+    coords=_fig3a_coords,
+    theory=_fig3a_theory,
+    simulation=_fig3a_simulation,
+    plot=plot_fig3a,
+    checks=_fig3a_checks,
+    base_seed=20060301,
 )
 
 
@@ -828,10 +817,7 @@ def plot_fig3b(ds, ax=None):
     -------
     Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(6, 4))
     ds = ds.squeeze("lam", drop=False)
     p = ds["p_plus"]
     ax.plot(p, ds["theory_eps_min"], "k-", lw=2.0, label=r"optimum $\epsilon_g^{min}$")
@@ -918,32 +904,30 @@ def _fig3b_checks(settings):
     ]
 
 
-FIG3B = register(
-    FigureSpec(
-        name="lvq-fig3b",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 3 (right)",
-        caption=(
-            "Asymptotic generalization error for η → 0, ηα → ∞ at λ = 1.2 versus the prior "
-            "p₊: LVQ1 (dashed), LVQ+ (horizontal), VQ (chain), the best linear boundary "
-            "ε_min (thick; the Bayes error for v₊ = v₋) and the trivial min(p₊, p₋) (thin). "
-            "Fixed points of the rescaled ODEs, reached by integration from a small tilt "
-            "towards the own class and refined by Newton's method."
-        ),
-        grid={"p_plus": tuple(np.round(np.linspace(0.02, 0.98, 49), 2)), "lam": (1.2,)},
-        settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
-        outputs={
-            "theory_eps_inf": ("algorithm",),
-            "theory_eps_min": (),
-            "theory_eps_triv": (),
-        },
-        coords=_fig3b_coords,
-        theory=_fig3b_theory,
-        plot=plot_fig3b,
-        checks=_fig3b_checks,
-        base_seed=20060302,
-    )
+FIG3B = FigureSpec(
+    name="lvq-fig3b",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 3 (right)",
+    caption=(
+        "Asymptotic generalization error for η → 0, ηα → ∞ at λ = 1.2 versus the prior "
+        "p₊: LVQ1 (dashed), LVQ+ (horizontal), VQ (chain), the best linear boundary "
+        "ε_min (thick; the Bayes error for v₊ = v₋) and the trivial min(p₊, p₋) (thin). "
+        "Fixed points of the rescaled ODEs, reached by integration from a small tilt "
+        "towards the own class and refined by Newton's method."
+    ),
+    grid={"p_plus": tuple(np.round(np.linspace(0.02, 0.98, 49), 2)), "lam": (1.2,)},
+    settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
+    outputs={
+        "theory_eps_inf": ("algorithm",),
+        "theory_eps_min": (),
+        "theory_eps_triv": (),
+    },
+    coords=_fig3b_coords,
+    theory=_fig3b_theory,
+    plot=plot_fig3b,
+    checks=_fig3b_checks,
+    base_seed=20060302,
 )
 
 
@@ -1016,11 +1000,7 @@ def plot_fss(ds, ax=None):
     -------
     ndarray of three Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 3, figsize=(12, 3.8), constrained_layout=True)
-    ax = np.asarray(ax)
+    _, ax = subplots(ax, 1, 3, figsize=(12, 3.8))
     for panel, (name, (var, (tvar, tsel), sel)) in zip(ax, _FSS_QUANTITIES.items(), strict=True):
         ext = extrapolate_dataset(ds, var, sel=sel, form="1/N")
         theory = float(_select(ds[tvar].isel(n_features=0), tsel, keep=()).values)
@@ -1048,40 +1028,38 @@ def _fss_checks(settings):
     return checks
 
 
-FSS = register(
-    FigureSpec(
-        name="lvq-fss",
-        paper=PAPER,
-        citation=CITATION,
-        figure="finite size (Fig. 2 point)",
-        caption=(
-            "Finite-size scaling of the Fig. 2 point: on-line LVQ1 with p₊ = 0.8, λ = 1, "
-            "η = 0.2 from the paper's start, ε_g, R₊₊ and Q₊₊ at α = 10, Monte Carlo at "
-            "N = 50 … 400 (quick) or 50 … 1600 (full) with seeds ∝ 1/N (every rung has a "
-            "comparable standard error), against 1/N; a weighted fit a + b/N extrapolates to "
-            "N → ∞, compared with the ODEs of App. A (star). Form 1/N: the order parameters "
-            "fluctuate by O(N^-1/2) about the ODE's solution and, the dynamics being "
-            "nonlinear, their means are shifted by O(1/N)."
-        ),
-        grid={"n_features": FSS_LADDER, "p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)},
-        settings={
-            "quick": {"n_seeds": 256, "n_ref": 50, "n_max": 400},
-            "full": {"n_seeds": 1024, "n_ref": 50, "n_max": 1600},
-        },
-        outputs={
-            "theory_eps_g": (),
-            "theory_R": ("S", "sigma"),
-            "theory_Q": ("S", "T"),
-            "sim_eps_g": (),
-            "sim_R": ("S", "sigma"),
-            "sim_Q": ("S", "T"),
-        },
-        coords=_fss_coords,
-        theory=_fss_theory,
-        simulation=_fss_simulation,
-        seeds=_fss_seeds,
-        plot=plot_fss,
-        checks=_fss_checks,
-        base_seed=20060601,
-    )
+FSS = FigureSpec(
+    name="lvq-fss",
+    paper=PAPER,
+    citation=CITATION,
+    figure="finite size (Fig. 2 point)",
+    caption=(
+        "Finite-size scaling of the Fig. 2 point: on-line LVQ1 with p₊ = 0.8, λ = 1, "
+        "η = 0.2 from the paper's start, ε_g, R₊₊ and Q₊₊ at α = 10, Monte Carlo at "
+        "N = 50 … 400 (quick) or 50 … 1600 (full) with seeds ∝ 1/N (every rung has a "
+        "comparable standard error), against 1/N; a weighted fit a + b/N extrapolates to "
+        "N → ∞, compared with the ODEs of App. A (star). Form 1/N: the order parameters "
+        "fluctuate by O(N^-1/2) about the ODE's solution and, the dynamics being "
+        "nonlinear, their means are shifted by O(1/N)."
+    ),
+    grid={"n_features": FSS_LADDER, "p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)},
+    settings={
+        "quick": {"n_seeds": 256, "n_ref": 50, "n_max": 400},
+        "full": {"n_seeds": 1024, "n_ref": 50, "n_max": 1600},
+    },
+    outputs={
+        "theory_eps_g": (),
+        "theory_R": ("S", "sigma"),
+        "theory_Q": ("S", "T"),
+        "sim_eps_g": (),
+        "sim_R": ("S", "sigma"),
+        "sim_Q": ("S", "T"),
+    },
+    coords=_fss_coords,
+    theory=_fss_theory,
+    simulation=_fss_simulation,
+    seeds=_fss_seeds,
+    plot=plot_fss,
+    checks=_fss_checks,
+    base_seed=20060601,
 )

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import mean_se, subplots
 from statmechlearn.experiments._spec import Derived, FigureSpec, Measurement
 from statmechlearn.experiments.lvq_biehl import PAPER
 
@@ -101,7 +101,7 @@ def _paired(ds, dataset, a, b):
     diff = (acc.sel(classifier=a) - acc.sel(classifier=b)).values[ok]
     if diff.size < 2:
         return np.nan, np.nan
-    return diff.mean(), diff.std(ddof=1) / np.sqrt(diff.size)
+    return mean_se(diff, None)
 
 
 def plot_real_data(ds, ax=None):
@@ -119,12 +119,8 @@ def plot_real_data(ds, ax=None):
     """
     import matplotlib.pyplot as plt
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(11, 4.8), constrained_layout=True)
-    acc = ds["sim_accuracy"].where(ds["sim_done"])
-    n = ds["sim_done"].sum("seed")
-    mean = acc.mean("seed")
-    se = acc.std("seed", ddof=1) / np.sqrt(n)
+    _, ax = subplots(ax, figsize=(11, 4.8))
+    mean, se = mean_se(ds["sim_accuracy"].where(ds["sim_done"]))
     methods = list(ds["classifier"].values)
     width = 0.8 / len(methods)
     x = np.arange(ds.sizes["dataset"])
@@ -144,7 +140,8 @@ def plot_real_data(ds, ax=None):
     ax.set_ylim(max(0.0, np.floor(20 * low - 0.5) / 20), 1.0)
     ax.set_ylabel("test accuracy")
     ax.set_title(
-        f"stratified 75/25 splits, {int(n.min())} per cell; standardised features",
+        f"stratified 75/25 splits, {int(ds['sim_done'].sum('seed').min())} per cell; "
+        "standardised features",
         fontsize=9,
     )
     ax.legend(frameon=False, fontsize=8, ncol=5, loc="upper center", bbox_to_anchor=(0.5, -0.08))
@@ -176,26 +173,24 @@ def _checks(settings):
     ]
 
 
-REAL_DATA = register(
-    FigureSpec(
-        name="lvq-real-data",
-        paper=PAPER,
-        citation="statmechlearn's LVQ estimators on scikit-learn's bundled data sets",
-        figure="beyond the paper: real data",
-        caption=(
-            "Test accuracy (mean ± SE over random stratified 75/25 splits) of the library's "
-            "LVQ1, LVQ+, LVQ2.1 and GLVQ with one and three prototypes per class (default "
-            "hyper-parameters, k-means initialisation, standardised features) on iris, wine, "
-            "breast_cancer and digits, beside nearest centroid and 1-NN. Third-party LVQ "
-            "packages are compared in docs/benchmarks.md."
-        ),
-        grid={"dataset": DATASETS, "classifier": tuple(METHODS)},
-        settings={"quick": {"n_seeds": 16}, "full": {"n_seeds": 40}},
-        outputs={"sim_accuracy": (), "sim_fit_seconds": ()},
-        coords=_coords,
-        simulation=_simulation,
-        plot=plot_real_data,
-        checks=_checks,
-        base_seed=20060601,
-    )
+REAL_DATA = FigureSpec(
+    name="lvq-real-data",
+    paper=PAPER,
+    citation="statmechlearn's LVQ estimators on scikit-learn's bundled data sets",
+    figure="beyond the paper: real data",
+    caption=(
+        "Test accuracy (mean ± SE over random stratified 75/25 splits) of the library's "
+        "LVQ1, LVQ+, LVQ2.1 and GLVQ with one and three prototypes per class (default "
+        "hyper-parameters, k-means initialisation, standardised features) on iris, wine, "
+        "breast_cancer and digits, beside nearest centroid and 1-NN. Third-party LVQ "
+        "packages are compared in docs/benchmarks.md."
+    ),
+    grid={"dataset": DATASETS, "classifier": tuple(METHODS)},
+    settings={"quick": {"n_seeds": 16}, "full": {"n_seeds": 40}},
+    outputs={"sim_accuracy": (), "sim_fit_seconds": ()},
+    coords=_coords,
+    simulation=_simulation,
+    plot=plot_real_data,
+    checks=_checks,
+    base_seed=20060601,
 )

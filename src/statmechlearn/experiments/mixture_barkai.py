@@ -22,7 +22,7 @@ from statmechlearn.experiments._finite_size import (
     plot_extrapolation,
     seeds_for,
 )
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, Measurement
 
 __all__ = ["SIGMA_FIG3", "annealed_fixed_points", "follow_minima"]
@@ -58,7 +58,7 @@ def _numeric_sigma_1(alpha, u0):
 
     return _extrapolated_onset(
         mm.sigma_ordered(alpha, u0),
-        lambda s: 2 * mm.solve(alpha, s, u0=u0).branch("split-ordered").r ** 2,
+        lambda s: 2 * mm.solve(alpha, s, u0=u0).branch("split-ordered").R ** 2,
     )
 
 
@@ -67,7 +67,7 @@ def _numeric_sigma_2(alpha, u0):
     from statmechlearn.theory import ml_mixture as mm
 
     return _extrapolated_onset(
-        mm.sigma_random(alpha), lambda s: mm.solve(alpha, s, u0=u0).branch("split-random").q
+        mm.sigma_random(alpha), lambda s: mm.solve(alpha, s, u0=u0).branch("split-random").Q
     )
 
 
@@ -82,7 +82,7 @@ def _numeric_sigma_3(alpha, u0, sigma_3):
     # the ordered branch exists above sigma_3: extrapolate from there
     return _extrapolated_onset(
         sigma_3,
-        lambda s: mm.solve(alpha, s, u0=u0).branch("split-ordered").r ** 2,
+        lambda s: mm.solve(alpha, s, u0=u0).branch("split-ordered").R ** 2,
         offsets=(2e-3, 4e-3),
     )
 
@@ -94,7 +94,7 @@ def _numeric_alpha_c(u0):
     from statmechlearn.theory import ml_mixture as mm
 
     def gain(alpha):
-        return mm._ordered_growth(alpha, mm.sigma_random(alpha) * (1 - 1e-7), u0) - 1.0
+        return mm.ordered_gain(alpha, mm.sigma_random(alpha) * (1 - 1e-7), u0=u0) - 1.0
 
     ac = mm.alpha_critical(u0)
     return brentq(gain, 0.5 * ac, 2.0 * ac, xtol=1e-10)
@@ -127,10 +127,7 @@ def _fig1_theory(point, settings):
 
 def plot_fig1(ds, ax=None):
     """Phase diagram in the sigma-alpha plane."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.6), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(6.4, 4.6))
     d = ds.isel(u0=0)
     a = d["alpha"].values
     ax.plot(d["theory_sigma_1"], a, "C0-", label="σ₁(α): unsplit → ordered")
@@ -187,36 +184,34 @@ def _fig1_checks(settings):
     return checks
 
 
-FIG1 = register(
-    FigureSpec(
-        name="mixture-fig1",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 1",
-        caption=(
-            "Phase diagram of the ML estimate, u₀ = 1: unsplit above σ₁ (α > α_c) or σ₂; "
-            "split-ordered between σ₁ and σ₃; split-random below. σ₁, σ₂ are the paper's "
-            "closed forms (checked against the saddle-point equations); σ₃ and the "
-            "replica-symmetry instability lines are computed (the paper does not give them)."
-        ),
-        grid={"alpha": ALPHAS_FIG1, "u0": (1.0,)},
-        settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
-        outputs={
-            "theory_sigma_1": (),
-            "theory_sigma_2": (),
-            "theory_sigma_3": (),
-            "theory_sigma_jump": (),
-            "theory_sigma_at": (),
-            "theory_sigma_1_numeric": (),
-            "theory_sigma_2_numeric": (),
-            "shared_alpha_c_numeric": ("u0_check",),
-        },
-        coords=lambda s: {"u0_check": np.array(_U0_CHECK)},
-        theory=_fig1_theory,
-        shared=_fig1_shared,
-        plot=plot_fig1,
-        checks=_fig1_checks,
-    )
+FIG1 = FigureSpec(
+    name="mixture-fig1",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 1",
+    caption=(
+        "Phase diagram of the ML estimate, u₀ = 1: unsplit above σ₁ (α > α_c) or σ₂; "
+        "split-ordered between σ₁ and σ₃; split-random below. σ₁, σ₂ are the paper's "
+        "closed forms (checked against the saddle-point equations); σ₃ and the "
+        "replica-symmetry instability lines are computed (the paper does not give them)."
+    ),
+    grid={"alpha": ALPHAS_FIG1, "u0": (1.0,)},
+    settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
+    outputs={
+        "theory_sigma_1": (),
+        "theory_sigma_2": (),
+        "theory_sigma_3": (),
+        "theory_sigma_jump": (),
+        "theory_sigma_at": (),
+        "theory_sigma_1_numeric": (),
+        "theory_sigma_2_numeric": (),
+        "shared_alpha_c_numeric": ("u0_check",),
+    },
+    coords=lambda s: {"u0_check": np.array(_U0_CHECK)},
+    theory=_fig1_theory,
+    shared=_fig1_shared,
+    plot=plot_fig1,
+    checks=_fig1_checks,
 )
 
 
@@ -242,8 +237,8 @@ def _fig2_theory(point, settings):
     pb = _boundaries(point["alpha"], point["u0"])
     return {
         "theory_eps_c": np.array(eps),
-        "theory_r": np.array(b.r),
-        "theory_q": np.array(b.q),
+        "theory_r": np.array(b.R),
+        "theory_q": np.array(b.Q),
         "theory_rs_stable": np.array(float(b.rs_stable)),
         "theory_sigma_1": np.array(pb.sigma_1),
         "theory_sigma_3": np.array(pb.sigma_3),
@@ -261,10 +256,7 @@ def _fig2_shared(settings):
 
 def plot_fig2(ds, ax=None):
     """Classification error of the ML classifier against sigma, transitions marked."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.4), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(6.4, 4.4))
     d = ds.isel(alpha=0, u0=0)
     s = d["sigma"].values
     eps = d["theory_eps_c"].values
@@ -329,36 +321,34 @@ def _fig2_checks(settings):
     ]
 
 
-FIG2 = register(
-    FigureSpec(
-        name="mixture-fig2",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 2",
-        caption=(
-            "Classification error ε_C = H(u₀ cos θ/√2) of the ML classifier against the "
-            "width σ, α = 5, u₀ = 1, from the RS ground state. Arrows: σ₁ (unsplit → "
-            "ordered, closed form) and σ₃ (ordered → random, where ε_C reaches 0.5 "
-            "continuously). Red: the RS solution is locally unstable there."
-        ),
-        grid={"alpha": (5.0,), "u0": (1.0,), "sigma": SIGMA_FIG2},
-        settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
-        outputs={
-            "theory_eps_c": (),
-            "theory_r": (),
-            "theory_q": (),
-            "theory_rs_stable": (),
-            "theory_sigma_1": (),
-            "theory_sigma_3": (),
-            "shared_sigma_1_numeric": (),
-            "shared_sigma_3_numeric": (),
-        },
-        coords=lambda s: {},
-        theory=_fig2_theory,
-        shared=_fig2_shared,
-        plot=plot_fig2,
-        checks=_fig2_checks,
-    )
+FIG2 = FigureSpec(
+    name="mixture-fig2",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 2",
+    caption=(
+        "Classification error ε_C = H(u₀ cos θ/√2) of the ML classifier against the "
+        "width σ, α = 5, u₀ = 1, from the RS ground state. Arrows: σ₁ (unsplit → "
+        "ordered, closed form) and σ₃ (ordered → random, where ε_C reaches 0.5 "
+        "continuously). Red: the RS solution is locally unstable there."
+    ),
+    grid={"alpha": (5.0,), "u0": (1.0,), "sigma": SIGMA_FIG2},
+    settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
+    outputs={
+        "theory_eps_c": (),
+        "theory_r": (),
+        "theory_q": (),
+        "theory_rs_stable": (),
+        "theory_sigma_1": (),
+        "theory_sigma_3": (),
+        "shared_sigma_1_numeric": (),
+        "shared_sigma_3_numeric": (),
+    },
+    coords=lambda s: {},
+    theory=_fig2_theory,
+    shared=_fig2_shared,
+    plot=plot_fig2,
+    checks=_fig2_checks,
 )
 
 
@@ -415,7 +405,7 @@ def annealed_fixed_points(S, sigmas, rng):
 
 
 def _fig3_theory(point, settings):
-    r = [_ground(point["alpha"], s, point["u0"]).r for s in SIGMA_FIG3]
+    r = [_ground(point["alpha"], s, point["u0"]).R for s in SIGMA_FIG3]
     return {"theory_r": np.array(r), "theory_sigma_at": _sigma_at(point["alpha"], point["u0"])}
 
 
@@ -433,11 +423,11 @@ def _fig3_simulation(point, settings, rng):
     for sigma in SIGMA_FIG3:
         starts = rng.standard_normal((n_starts, N)) / math.sqrt(N)
         fp = two_centre_fixed_points(S, sigma, starts, max_iter=20000, tol=_FIXED_POINT_TOL)
-        r_min.append(np.abs(model.order_parameters(fp.splitting_vector).r))
+        r_min.append(np.abs(model.order_parameters(fp.splitting_vector).R))
         e_min.append(fp.energy)
         ok_min.append(fp.converged)
     return {
-        "sim_r_da": np.abs(model.order_parameters(dU_da).r),
+        "sim_r_da": np.abs(model.order_parameters(dU_da).R),
         "sim_energy_da": e_da,
         "sim_converged_da": ok_da.astype(float),
         "sim_r_min": np.array(r_min),
@@ -448,21 +438,21 @@ def _fig3_simulation(point, settings, rng):
 
 def plot_fig3(ds, ax=None):
     """r against sigma: theory, DA path (mean over samples) and random-start minima."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.4), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(6.4, 4.4))
     d = ds.isel(alpha=0, u0=0)
     s = d["sigma"].values
     done = d["sim_done"]
-    ax.plot(s, d["theory_r"], "k-", label="RS theory")
-    da = d["sim_r_da"].where(done)
-    ax.errorbar(
+    plot_theory(ax, s, d["theory_r"], color="k", label="RS theory")
+    mean, se = mean_se(d["sim_r_da"].where(done))
+    plot_simulation(
+        ax,
         s,
-        da.mean("seed"),
-        yerr=da.std("seed") / np.sqrt(int(done.sum())),
-        fmt="C0--",
-        label=f"DA, mean ± SE over {int(done.sum())} samples",
+        mean,
+        se,
+        color="C0",
+        marker="none",
+        linestyle="--",  # a dense path in sigma: joined, without markers
+        label=f"simulation: DA, mean ± SE over {int(done.sum())} samples",
     )
     mins = d["sim_r_min"].where(done).isel(seed=0)
     for j in range(mins.sizes["start"]):
@@ -622,49 +612,47 @@ def _fig3_checks(settings):
     return checks
 
 
-FIG3 = register(
-    FigureSpec(
-        name="mixture-fig3",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 3",
-        caption=(
-            "Overlap r with the true splitting direction against σ, α = 1, u₀ = 2 (σ₁ = 4.5): "
-            "RS theory (ground state), deterministic annealing (the library's "
-            "EqualWidthMixture, annealed from above the first split down to each σ) averaged "
-            "over independent samples, and the local "
-            "minima reached from random starts at each σ for one sample; dotted: σ_AT, below "
-            "which replica symmetry is broken. Checks: DA vs theory within 4 SE away from the "
-            "transition (finite-size effects near σ₁); DA never above a minimum that every "
-            "random start reaches; a unique minimum for 2.2 ≤ σ ≤ 3.6. How far DA is above the "
-            "lowest minimum found, and how often, is reported on both sides of σ_AT: below it "
-            "the near-degenerate minima of the broken phase differ by O(1) nats at this N "
-            "(random starts spread over O(N) nats). The DA points at different σ come from the "
-            "same samples and are strongly correlated (one low sample set is low at every σ); "
-            "the finite-size ladder (mixture-fss) extrapolates r to N → ∞."
-        ),
-        grid={"alpha": (1.0,), "u0": (2.0,)},
-        settings={
-            "quick": {"n_seeds": 8, "n_features": 200, "n_starts": 6},
-            "full": {"n_seeds": 20, "n_features": 500, "n_starts": 10},
-        },
-        outputs={
-            "theory_r": ("sigma",),
-            "theory_sigma_at": (),
-            "sim_r_da": ("sigma",),
-            "sim_energy_da": ("sigma",),
-            "sim_converged_da": ("sigma",),
-            "sim_r_min": ("sigma", "start"),
-            "sim_energy_min": ("sigma", "start"),
-            "sim_converged_min": ("sigma", "start"),
-        },
-        coords=lambda s: {"sigma": np.array(SIGMA_FIG3), "start": np.arange(s["n_starts"])},
-        theory=_fig3_theory,
-        simulation=_fig3_simulation,
-        plot=plot_fig3,
-        checks=_fig3_checks,
-        base_seed=19940211,
-    )
+FIG3 = FigureSpec(
+    name="mixture-fig3",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 3",
+    caption=(
+        "Overlap r with the true splitting direction against σ, α = 1, u₀ = 2 (σ₁ = 4.5): "
+        "RS theory (ground state), deterministic annealing (the library's "
+        "EqualWidthMixture, annealed from above the first split down to each σ) averaged "
+        "over independent samples, and the local "
+        "minima reached from random starts at each σ for one sample; dotted: σ_AT, below "
+        "which replica symmetry is broken. Checks: DA vs theory within 4 SE away from the "
+        "transition (finite-size effects near σ₁); DA never above a minimum that every "
+        "random start reaches; a unique minimum for 2.2 ≤ σ ≤ 3.6. How far DA is above the "
+        "lowest minimum found, and how often, is reported on both sides of σ_AT: below it "
+        "the near-degenerate minima of the broken phase differ by O(1) nats at this N "
+        "(random starts spread over O(N) nats). The DA points at different σ come from the "
+        "same samples and are strongly correlated (one low sample set is low at every σ); "
+        "the finite-size ladder (mixture-fss) extrapolates r to N → ∞."
+    ),
+    grid={"alpha": (1.0,), "u0": (2.0,)},
+    settings={
+        "quick": {"n_seeds": 8, "n_features": 200, "n_starts": 6},
+        "full": {"n_seeds": 20, "n_features": 500, "n_starts": 10},
+    },
+    outputs={
+        "theory_r": ("sigma",),
+        "theory_sigma_at": (),
+        "sim_r_da": ("sigma",),
+        "sim_energy_da": ("sigma",),
+        "sim_converged_da": ("sigma",),
+        "sim_r_min": ("sigma", "start"),
+        "sim_energy_min": ("sigma", "start"),
+        "sim_converged_min": ("sigma", "start"),
+    },
+    coords=lambda s: {"sigma": np.array(SIGMA_FIG3), "start": np.arange(s["n_starts"])},
+    theory=_fig3_theory,
+    simulation=_fig3_simulation,
+    plot=plot_fig3,
+    checks=_fig3_checks,
+    base_seed=19940211,
 )
 
 
@@ -729,10 +717,7 @@ def _fig4_simulation(point, settings, rng):
 
 def plot_fig4(ds, ax=None):
     """Energies of followed local minima: sigma rising (solid) and falling (dashed)."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.4), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(6.4, 4.4))
     d = ds.isel(alpha=0, u0=0, seed=0)
     for j in range(d.sizes["start"]):
         ax.plot(d["sigma_up"], d["sim_energy_up"].isel(start=j), "-", color=f"C{j % 10}", lw=1)
@@ -861,44 +846,42 @@ def _fig4_checks(settings):
     ]
 
 
-FIG4 = register(
-    FigureSpec(
-        name="mixture-fig4",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 4",
-        caption=(
-            "Energies (per pattern, relative to the unsplit solution) of local minima found "
-            "from random starts at σ = 0.8 and followed as σ rises to 3 (solid; a jump is a "
-            "minimum disappearing) and falls to 0.3 (dashed); thick: the DA solution. α = 1, "
-            "u₀ = 2. Checks: jumps on the way up; as σ falls no two minima more than a nat of "
-            "total log-likelihood apart exchange their order (the few crossings are pairs within "
-            "a fraction of a nat: their fraction is reported, as is how far and how often DA "
-            "is above the lowest followed minimum)."
-        ),
-        grid={"alpha": (1.0,), "u0": (2.0,)},
-        settings={
-            "quick": {"n_seeds": 2, "n_features": 500, "n_starts": 6},
-            "full": {"n_seeds": 6, "n_features": 500, "n_starts": 8},
-        },
-        outputs={
-            "theory_sigma_at": (),
-            "sim_energy_up": ("start", "sigma_up"),
-            "sim_jump_up": ("start", "sigma_up"),
-            "sim_energy_down": ("start", "sigma_down"),
-            "sim_energy_da": ("sigma_up",),
-        },
-        coords=lambda s: {
-            "start": np.arange(s["n_starts"]),
-            "sigma_up": np.array(SIGMA_FIG4_UP),
-            "sigma_down": np.array(SIGMA_FIG4_DOWN),
-        },
-        theory=_fig4_theory,
-        simulation=_fig4_simulation,
-        plot=plot_fig4,
-        checks=_fig4_checks,
-        base_seed=19940301,
-    )
+FIG4 = FigureSpec(
+    name="mixture-fig4",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 4",
+    caption=(
+        "Energies (per pattern, relative to the unsplit solution) of local minima found "
+        "from random starts at σ = 0.8 and followed as σ rises to 3 (solid; a jump is a "
+        "minimum disappearing) and falls to 0.3 (dashed); thick: the DA solution. α = 1, "
+        "u₀ = 2. Checks: jumps on the way up; as σ falls no two minima more than a nat of "
+        "total log-likelihood apart exchange their order (the few crossings are pairs within "
+        "a fraction of a nat: their fraction is reported, as is how far and how often DA "
+        "is above the lowest followed minimum)."
+    ),
+    grid={"alpha": (1.0,), "u0": (2.0,)},
+    settings={
+        "quick": {"n_seeds": 2, "n_features": 500, "n_starts": 6},
+        "full": {"n_seeds": 6, "n_features": 500, "n_starts": 8},
+    },
+    outputs={
+        "theory_sigma_at": (),
+        "sim_energy_up": ("start", "sigma_up"),
+        "sim_jump_up": ("start", "sigma_up"),
+        "sim_energy_down": ("start", "sigma_down"),
+        "sim_energy_da": ("sigma_up",),
+    },
+    coords=lambda s: {
+        "start": np.arange(s["n_starts"]),
+        "sigma_up": np.array(SIGMA_FIG4_UP),
+        "sigma_down": np.array(SIGMA_FIG4_DOWN),
+    },
+    theory=_fig4_theory,
+    simulation=_fig4_simulation,
+    plot=plot_fig4,
+    checks=_fig4_checks,
+    base_seed=19940301,
 )
 
 
@@ -926,7 +909,7 @@ def _fss_seeds(point, settings):
 
 def _fss_theory(point, settings):
     alpha, sigma, u0 = FSS_CASES[point["case"]]
-    return {"theory_r": _ground(alpha, sigma, u0).r}
+    return {"theory_r": _ground(alpha, sigma, u0).R}
 
 
 def _fss_simulation(point, settings, rng):
@@ -947,16 +930,14 @@ def _fss_simulation(point, settings, rng):
             out["sim_spread_nats"] = float(S.shape[0] * (e[-1] - e[0]))
         return out
     dU, _, ok = annealed_fixed_points(S, [sigma], rng)
-    out["sim_r"] = float(abs(model.order_parameters(dU).r[0])) if ok[0] else math.nan
+    out["sim_r"] = float(abs(model.order_parameters(dU).R[0])) if ok[0] else math.nan
     return out
 
 
 def plot_fss(ds, ax=None):
     """r against 1/N (learning), |r| against 1/√N (split-random), minima against N."""
-    import matplotlib.pyplot as plt
-
     if ax is None:
-        _, axes = plt.subplots(1, 3, figsize=(12.0, 3.8), constrained_layout=True)
+        _, axes = subplots(None, 1, 3, figsize=(12.0, 3.8))
     else:
         axes = [ax, ax.inset_axes([0.62, 0.12, 0.35, 0.35]), None]
     learning = extrapolate_dataset(ds, "sim_r", sel={"case": "learning"})
@@ -981,14 +962,14 @@ def plot_fss(ds, ax=None):
             ("sim_n_minima", "C1", "distinct minima found"),
             ("sim_spread_nats", "C3", "N·(energy spread), nats"),
         ):
-            v = d[var].where(done)
-            k = done.sum("seed")
-            keep = k.values >= 2
-            axes[2].errorbar(
+            mean, se = mean_se(d[var].where(done))
+            keep = done.sum("seed").values >= 2
+            plot_simulation(
+                axes[2],
                 n[keep],
-                v.mean("seed").values[keep],
-                yerr=(v.std("seed") / np.sqrt(k)).values[keep],
-                fmt="o-",
+                mean.values[keep],
+                se.values[keep],
+                linestyle="-",
                 color=color,
                 label=label,
             )
@@ -1018,12 +999,10 @@ def _log_slope(var):
 def _random_overlap_slope(ds):
     """Weighted least-squares slope of ln mean|r| against ln N, with its standard error."""
     d = ds.sel(case="random")
-    done = d["sim_done"]
-    r = d["sim_r"].where(done)
-    k = done.sum("seed").values
+    mean, se = mean_se(d["sim_r"].where(d["sim_done"]))
+    k = d["sim_done"].sum("seed").values
     keep = k >= 2
-    mean = r.mean("seed").values[keep]
-    se = (r.std("seed", ddof=1).values / np.sqrt(np.maximum(k, 1)))[keep]
+    mean, se = mean.values[keep], se.values[keep]
     n = d["n_features"].values[keep].astype(float)
     if n.size < 3 or np.any(mean <= 0):
         return math.nan, None
@@ -1080,50 +1059,48 @@ def _fss_checks(settings):
     ]
 
 
-FSS = register(
-    FigureSpec(
-        name="mixture-fss",
-        paper=PAPER,
-        citation=CITATION,
-        figure="finite size (Figs. 1, 3)",
-        caption=(
-            "Finite-size scaling, u₀ = 2. Left: r of deterministic annealing at α = 1, σ = 2.6 "
-            "(Fig. 3's RS-stable range) at a ladder of N with more samples at small N (equal "
-            "standard error per rung), fitted by r(N) = r∞ + b/N; star: RS theory. Middle: |r| at "
-            "α = 0.125, half the retarded-learning threshold α_c = 4u₀⁻⁴, where theory gives "
-            "r = 0: the finite-N overlap falls like N^-1/2 (the rounding of the transition). "
-            "Right: below σ_AT (α = 1, σ = 1.0) the number of distinct minima that random "
-            "starts find and their energy spread, against N."
-        ),
-        grid={"case": tuple(FSS_CASES), "n_features": FSS_LADDER},
-        settings={
-            "quick": {
-                "n_seeds": 48,
-                "n_max": 400,
-                "n_seeds_minima": 4,
-                "n_max_minima": 200,
-                "n_starts": 6,
-            },
-            "full": {
-                "n_seeds": 768,
-                "n_max": 1600,
-                "n_seeds_minima": 8,
-                "n_max_minima": 800,
-                "n_starts": 10,
-            },
+FSS = FigureSpec(
+    name="mixture-fss",
+    paper=PAPER,
+    citation=CITATION,
+    figure="finite size (Figs. 1, 3)",
+    caption=(
+        "Finite-size scaling, u₀ = 2. Left: r of deterministic annealing at α = 1, σ = 2.6 "
+        "(Fig. 3's RS-stable range) at a ladder of N with more samples at small N (equal "
+        "standard error per rung), fitted by r(N) = r∞ + b/N; star: RS theory. Middle: |r| at "
+        "α = 0.125, half the retarded-learning threshold α_c = 4u₀⁻⁴, where theory gives "
+        "r = 0: the finite-N overlap falls like N^-1/2 (the rounding of the transition). "
+        "Right: below σ_AT (α = 1, σ = 1.0) the number of distinct minima that random "
+        "starts find and their energy spread, against N."
+    ),
+    grid={"case": tuple(FSS_CASES), "n_features": FSS_LADDER},
+    settings={
+        "quick": {
+            "n_seeds": 48,
+            "n_max": 400,
+            "n_seeds_minima": 4,
+            "n_max_minima": 200,
+            "n_starts": 6,
         },
-        outputs={
-            "theory_r": (),
-            "sim_r": (),
-            "sim_n_minima": (),
-            "sim_spread_nats": (),
+        "full": {
+            "n_seeds": 768,
+            "n_max": 1600,
+            "n_seeds_minima": 8,
+            "n_max_minima": 800,
+            "n_starts": 10,
         },
-        coords=lambda s: {},
-        theory=_fss_theory,
-        simulation=_fss_simulation,
-        seeds=_fss_seeds,
-        plot=plot_fss,
-        checks=_fss_checks,
-        base_seed=19940501,
-    )
+    },
+    outputs={
+        "theory_r": (),
+        "sim_r": (),
+        "sim_n_minima": (),
+        "sim_spread_nats": (),
+    },
+    coords=lambda s: {},
+    theory=_fss_theory,
+    simulation=_fss_simulation,
+    seeds=_fss_seeds,
+    plot=plot_fss,
+    checks=_fss_checks,
+    base_seed=19940501,
 )

@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import mean_se, subplots
 from statmechlearn.experiments._spec import Derived, FigureSpec, Measurement
 from statmechlearn.experiments.mixture_barkai import PAPER
 
@@ -164,11 +164,7 @@ def plot_real_data(ds, ax=None):
     -------
     ndarray of Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
-    ax = np.asarray(ax)
+    _, ax = subplots(ax, 1, 2, figsize=(10, 4.2))
     names = [str(d) for d in ds["dataset"].values]
     x = np.arange(len(names))
     done = ds["sim_done"]
@@ -187,14 +183,13 @@ def plot_real_data(ds, ax=None):
     ratio = ds["sim_inertia_ratio"].where(done)
     width = 0.35
     for j, variant in enumerate(ds["variant"].values):
-        r = ratio.sel(variant=variant)
-        n = done.sum("seed")
-        mean = r.mean("seed") - 1.0
+        mean, se = mean_se(ratio.sel(variant=variant))
+        mean = mean - 1.0
         ax[1].bar(
             x + (j - 0.5) * width,
             mean,
             width,
-            yerr=r.std("seed", ddof=1).fillna(0) / np.sqrt(n),
+            yerr=se.fillna(0),
             color=f"C{j}",
             capsize=2,
             label=f"DA, {variant}",
@@ -274,38 +269,36 @@ def _checks(settings):
     return checks
 
 
-REAL_DATA = register(
-    FigureSpec(
-        name="mixture-real-data",
-        paper=PAPER,
-        citation="statmechlearn's DeterministicAnnealing on scikit-learn's bundled data sets",
-        figure="beyond the paper: real data",
-        caption=(
-            "Left: first critical temperature of deterministic annealing on standardised "
-            "iris, wine and digits, measured with DeterministicAnnealing itself and without its "
-            "split rule (two code vectors iterated to their fixed point at fixed T: the "
-            "temperature below which they stay apart, bracketed and extrapolated) against the "
-            "theory 2 λ_max of the data covariance. Right: final "
-            "distortion of mass-constrained and unconstrained DA with as many clusters as "
-            "classes, relative to KMeans(n_init=10) (mean ± SE over seeds). Unconstrained DA "
-            "matches or beats KMeans everywhere; mass-constrained DA, which splits one code "
-            "vector at a time by critical temperature and stops at n_clusters, spends code "
-            "vectors on small outlying groups of digits and ends about 11% higher (reported)."
-        ),
-        grid={"dataset": DATASETS},
-        settings={"quick": {"n_seeds": 2}, "full": {"n_seeds": 8}},
-        outputs={
-            "theory_tc": (),
-            "sim_tc": (),
-            "sim_inertia_ratio": ("variant",),
-            "sim_time_ratio": ("variant",),
-            "sim_kmeans_seconds": (),
-        },
-        coords=lambda s: {"variant": np.array(VARIANTS)},
-        theory=_theory,
-        simulation=_simulation,
-        plot=plot_real_data,
-        checks=_checks,
-        base_seed=19981101,
-    )
+REAL_DATA = FigureSpec(
+    name="mixture-real-data",
+    paper=PAPER,
+    citation="statmechlearn's DeterministicAnnealing on scikit-learn's bundled data sets",
+    figure="beyond the paper: real data",
+    caption=(
+        "Left: first critical temperature of deterministic annealing on standardised "
+        "iris, wine and digits, measured with DeterministicAnnealing itself and without its "
+        "split rule (two code vectors iterated to their fixed point at fixed T: the "
+        "temperature below which they stay apart, bracketed and extrapolated) against the "
+        "theory 2 λ_max of the data covariance. Right: final "
+        "distortion of mass-constrained and unconstrained DA with as many clusters as "
+        "classes, relative to KMeans(n_init=10) (mean ± SE over seeds). Unconstrained DA "
+        "matches or beats KMeans everywhere; mass-constrained DA, which splits one code "
+        "vector at a time by critical temperature and stops at n_clusters, spends code "
+        "vectors on small outlying groups of digits and ends about 11% higher (reported)."
+    ),
+    grid={"dataset": DATASETS},
+    settings={"quick": {"n_seeds": 2}, "full": {"n_seeds": 8}},
+    outputs={
+        "theory_tc": (),
+        "sim_tc": (),
+        "sim_inertia_ratio": ("variant",),
+        "sim_time_ratio": ("variant",),
+        "sim_kmeans_seconds": (),
+    },
+    coords=lambda s: {"variant": np.array(VARIANTS)},
+    theory=_theory,
+    simulation=_simulation,
+    plot=plot_real_data,
+    checks=_checks,
+    base_seed=19981101,
 )

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import mean_se, plot_simulation, subplots
 from statmechlearn.experiments._spec import Derived, FigureSpec, Measurement, measure
 
 __all__ = ["COMPARISON", "GAP", "simulate_setting"]
@@ -83,13 +83,8 @@ def _fraction(ds, setting, rule, k):
 
 
 def _plot_gap(ds, ax=None):
-    import matplotlib.pyplot as plt
-
     settings = [str(s) for s in ds["setting"].values]
-    if ax is None:
-        _, ax = plt.subplots(
-            1, len(settings), figsize=(5 * len(settings), 3.8), constrained_layout=True
-        )
+    _, ax = subplots(ax, 1, len(settings), figsize=(5 * len(settings), 3.8))
     ax = np.atleast_1d(ax)
     ks = np.arange(1, _K_MAX + 1)
     for j, setting in enumerate(settings):
@@ -159,30 +154,28 @@ def _gap_checks(settings):
     return checks
 
 
-GAP = register(
-    FigureSpec(
-        name="selection-gap",
-        paper=PAPER,
-        citation=CITATION,
-        figure="§7.2; Tibshirani et al. (2001), simulations 1–2",
-        caption=(
-            "The gap statistic (k-means with 10 starts, k = 1…8, uniform reference box) on "
-            "replicate data sets of two of Tibshirani et al.'s settings; bars: how often each "
-            "decision rule chose each k. Tibshirani's 1-SE rule recovers k in almost every "
-            "replicate; the global maximum, which many packages return, over-estimates k."
-        ),
-        grid={"setting": ("null, 10-D uniform", "three clusters, 2-D")},
-        settings={
-            "quick": {"n_seeds": 12, "n_references": 20},
-            "full": {"n_seeds": 200, "n_references": 50},
-        },
-        outputs={"sim_chosen": ("rule",), "sim_log_w": ("k",)},
-        coords=lambda s: {"rule": np.array(_RULES), "k": np.arange(1, _K_MAX + 1)},
-        simulation=_gap_simulation,
-        plot=_plot_gap,
-        checks=_gap_checks,
-        base_seed=20261301,
-    )
+GAP = FigureSpec(
+    name="selection-gap",
+    paper=PAPER,
+    citation=CITATION,
+    figure="§7.2; Tibshirani et al. (2001), simulations 1–2",
+    caption=(
+        "The gap statistic (k-means with 10 starts, k = 1…8, uniform reference box) on "
+        "replicate data sets of two of Tibshirani et al.'s settings; bars: how often each "
+        "decision rule chose each k. Tibshirani's 1-SE rule recovers k in almost every "
+        "replicate; the global maximum, which many packages return, over-estimates k."
+    ),
+    grid={"setting": ("null, 10-D uniform", "three clusters, 2-D")},
+    settings={
+        "quick": {"n_seeds": 12, "n_references": 20},
+        "full": {"n_seeds": 200, "n_references": 50},
+    },
+    outputs={"sim_chosen": ("rule",), "sim_log_w": ("k",)},
+    coords=lambda s: {"rule": np.array(_RULES), "k": np.arange(1, _K_MAX + 1)},
+    simulation=_gap_simulation,
+    plot=_plot_gap,
+    checks=_gap_checks,
+    base_seed=20261301,
 )
 
 # ---------------------------------------------------------------- comparison
@@ -224,23 +217,13 @@ def _comparison_simulation(point, settings, rng):
 
 
 def _plot_comparison(ds, ax=None):
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(8, 4), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(8, 4))
     settings = [str(s) for s in ds["setting"].values]
     done = ds["sim_done"]
     x = np.arange(len(settings))
     for j, m in enumerate(ds["method"].values):
-        v = ds["sim_chosen"].sel({"method": m}).where(done)
-        ax.errorbar(
-            x + 0.15 * (j - 1.5),
-            v.mean("seed"),
-            v.std("seed", ddof=1) / np.sqrt(done.sum("seed")),
-            fmt="o",
-            capsize=3,
-            label=str(m),
-        )
+        mean, se = mean_se(ds["sim_chosen"].sel({"method": m}).where(done))
+        plot_simulation(ax, x + 0.15 * (j - 1.5), mean, se, color=f"C{j}", label=str(m))
     ax.scatter(x, [_TRUE_K[s] for s in settings], marker="_", s=600, color="k", label="true k")
     ax.set_xticks(x, settings, fontsize=8)
     ax.set_ylabel("chosen k (mean ± SE over seeds)")
@@ -310,32 +293,30 @@ _COMPARISON_SETTINGS = (
     "null, 2-D uniform",
 )
 
-COMPARISON = register(
-    FigureSpec(
-        name="selection-comparison",
-        paper=PAPER,
-        citation=CITATION,
-        figure="§7–8: gap vs stability vs BIC vs posterior agreement",
-        caption=(
-            "Chosen k (k = 1…8; stability k ≥ 2) on the same data sets by the gap statistic "
-            "(Tibshirani's rule), stability (§7.3, nearest-centroid transfer), BIC of the "
-            "k-means spherical mixture, and posterior agreement along deterministic "
-            "annealing's path (§8.4). Sharp blobs and the three-cluster setting: gap, "
-            "stability and BIC agree on the true k. Blurred blobs (σ = 2, centres 6 apart): "
-            "stability still finds 4, the gap and BIC say 1. 2-D null: the gap and BIC say 1, "
-            "stability cannot (it is undefined at k = 1) and posterior agreement rewards the "
-            "reproducible k-means tessellation of a uniform square with 5–8 clusters."
-        ),
-        grid={"setting": _COMPARISON_SETTINGS},
-        settings={
-            "quick": {"n_seeds": 6, "n_references": 20, "n_splits": 4},
-            "full": {"n_seeds": 40, "n_references": 50, "n_splits": 10},
-        },
-        outputs={"sim_chosen": ("method",), "sim_instability": ("k_stability",)},
-        coords=lambda s: {"method": np.array(_METHODS), "k_stability": np.arange(2, _K_MAX + 1)},
-        simulation=_comparison_simulation,
-        plot=_plot_comparison,
-        checks=_comparison_checks,
-        base_seed=20261302,
-    )
+COMPARISON = FigureSpec(
+    name="selection-comparison",
+    paper=PAPER,
+    citation=CITATION,
+    figure="§7–8: gap vs stability vs BIC vs posterior agreement",
+    caption=(
+        "Chosen k (k = 1…8; stability k ≥ 2) on the same data sets by the gap statistic "
+        "(Tibshirani's rule), stability (§7.3, nearest-centroid transfer), BIC of the "
+        "k-means spherical mixture, and posterior agreement along deterministic "
+        "annealing's path (§8.4). Sharp blobs and the three-cluster setting: gap, "
+        "stability and BIC agree on the true k. Blurred blobs (σ = 2, centres 6 apart): "
+        "stability still finds 4, the gap and BIC say 1. 2-D null: the gap and BIC say 1, "
+        "stability cannot (it is undefined at k = 1) and posterior agreement rewards the "
+        "reproducible k-means tessellation of a uniform square with 5–8 clusters."
+    ),
+    grid={"setting": _COMPARISON_SETTINGS},
+    settings={
+        "quick": {"n_seeds": 6, "n_references": 20, "n_splits": 4},
+        "full": {"n_seeds": 40, "n_references": 50, "n_splits": 10},
+    },
+    outputs={"sim_chosen": ("method",), "sim_instability": ("k_stability",)},
+    coords=lambda s: {"method": np.array(_METHODS), "k_stability": np.arange(2, _K_MAX + 1)},
+    simulation=_comparison_simulation,
+    plot=_plot_comparison,
+    checks=_comparison_checks,
+    base_seed=20261302,
 )

@@ -28,13 +28,9 @@ from statmechlearn.experiments._finite_size import (
     plot_extrapolation,
     seeds_for,
 )
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, measure
-from statmechlearn.linear._selection_em import (
-    hard_selection_em,
-    hebb_vector,
-    soft_selection_em,
-)
+from statmechlearn.linear import hard_selection_em, hebb_vector, soft_selection_em
 from statmechlearn.models.outliers import OutlierMixture, informative_fraction
 from statmechlearn.theory import outliers as theory
 
@@ -80,20 +76,15 @@ def simulate_selection(alpha, eta, *, n_features, n_runs, rng, methods=("soft",)
 
 
 def _errorbars(ax, ds, var, x, **kw):
+    # bars: the spread of single runs (standard deviation, as the captions say), which
+    # shows the finite-N fluctuations the paper's figures show; not the SE of the mean
     values = ds[var].where(ds["sim_done"])
-    n = ds["sim_done"].sum("seed")
-    mean = values.mean("seed")
-    std = values.std("seed", ddof=1)
-    kw.setdefault("marker", "o")
-    ax.errorbar(x, mean, yerr=std, linestyle="none", ms=4, capsize=2, **kw)
-    return n
+    plot_simulation(ax, x, values.mean("seed"), values.std("seed", ddof=1), **kw)
+    return ds["sim_done"].sum("seed")
 
 
 def _axes(ax, figsize=(6.4, 4.4)):
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize, constrained_layout=True)
+    _, ax = subplots(ax, figsize=figsize)
     return ax
 
 
@@ -108,14 +99,14 @@ def _fig1_theory(point, settings):
     hebb = theory.hebb(a, 0.0, gamma=GAMMA)
     dense = _dense(a)
     return {
-        "theory_Delta_em": em["Delta"],
-        "theory_Phi_em": em["Phi"],
-        "theory_Delta_hebb": hebb["Delta"],
+        "theory_Delta_em": em.Delta,
+        "theory_Phi_em": em.Phi,
+        "theory_Delta_hebb": hebb.Delta,
         "theory_curve_alpha": dense,
         "theory_curve_em": np.array(
-            [theory.soft_selection(x, 0.0, gamma=GAMMA).branch()["Delta"] for x in dense]
+            [theory.soft_selection(x, 0.0, gamma=GAMMA).branch().Delta for x in dense]
         ),
-        "theory_curve_hebb": np.array([theory.hebb(x, 0.0, gamma=GAMMA)["Delta"] for x in dense]),
+        "theory_curve_hebb": np.array([theory.hebb(x, 0.0, gamma=GAMMA).Delta for x in dense]),
     }
 
 
@@ -126,8 +117,8 @@ _HEBB_LIMIT = (5.0, -14.0)
 def _fig1_shared(settings):
     alpha, eta = _HEBB_LIMIT
     return {
-        "shared_R_em_hebb_limit": theory.soft_selection(alpha, eta, gamma=GAMMA).branch()["R"],
-        "shared_R_hebb_limit": theory.hebb(alpha, eta, gamma=GAMMA)["R"],
+        "shared_R_em_hebb_limit": theory.soft_selection(alpha, eta, gamma=GAMMA).branch().R,
+        "shared_R_hebb_limit": theory.hebb(alpha, eta, gamma=GAMMA).R,
     }
 
 
@@ -160,12 +151,8 @@ def plot_fig1(ds, ax=None):
     alphas = ds["alpha"].values
     xs = ds["theory_curve_alpha"].values.ravel()
     for var, label, colour in (("em", "EM (soft selection)", "C0"), ("hebb", "Hebb", "C3")):
-        ax.plot(
-            xs,
-            ds[f"theory_curve_{var}"].values.ravel(),
-            "-",
-            color=colour,
-            label=f"theory, {label}",
+        plot_theory(
+            ax, xs, ds[f"theory_curve_{var}"].values.ravel(), color=colour, label=f"theory, {label}"
         )
         _errorbars(ax, ds, f"sim_Delta_{var}", alphas, color=colour, label=f"simulation, {label}")
     ax.set_xscale("log")
@@ -211,44 +198,42 @@ def _fig1_checks(settings):
     return checks
 
 
-FIG1 = register(
-    FigureSpec(
-        name="outliers-fig1",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 1",
-        caption=(
-            "Squared deviation Delta = (J - B)^2 / N of the EM (soft-selection MAP) estimate "
-            "and of the Hebb rule eq. (25) at eta = 0 (half the examples are outliers), "
-            "gamma = gamma~ = 10. Lines: replica theory (exact zero-temperature limit) and "
-            "the Hebb closed form; points: mean ± standard deviation over runs."
-        ),
-        grid={"alpha": FIG1_ALPHAS},
-        settings={
-            "quick": {"n_seeds": 24, "n_features": 200},
-            "full": {"n_seeds": 100, "n_features": 500},
-        },
-        outputs={
-            "theory_Delta_em": (),
-            "theory_Phi_em": (),
-            "theory_Delta_hebb": (),
-            "theory_curve_alpha": ("dense",),
-            "theory_curve_em": ("dense",),
-            "theory_curve_hebb": ("dense",),
-            "shared_R_em_hebb_limit": (),
-            "shared_R_hebb_limit": (),
-            "sim_Delta_em": (),
-            "sim_Phi_em": (),
-            "sim_Delta_hebb": (),
-        },
-        coords=lambda s: {"dense": np.arange(6)},
-        theory=_fig1_theory,
-        shared=_fig1_shared,
-        simulation=_fig1_sim,
-        plot=plot_fig1,
-        checks=_fig1_checks,
-        base_seed=19960101,
-    )
+FIG1 = FigureSpec(
+    name="outliers-fig1",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 1",
+    caption=(
+        "Squared deviation Delta = (J - B)^2 / N of the EM (soft-selection MAP) estimate "
+        "and of the Hebb rule eq. (25) at eta = 0 (half the examples are outliers), "
+        "gamma = gamma~ = 10. Lines: replica theory (exact zero-temperature limit) and "
+        "the Hebb closed form; points: mean ± standard deviation over runs."
+    ),
+    grid={"alpha": FIG1_ALPHAS},
+    settings={
+        "quick": {"n_seeds": 24, "n_features": 200},
+        "full": {"n_seeds": 100, "n_features": 500},
+    },
+    outputs={
+        "theory_Delta_em": (),
+        "theory_Phi_em": (),
+        "theory_Delta_hebb": (),
+        "theory_curve_alpha": ("dense",),
+        "theory_curve_em": ("dense",),
+        "theory_curve_hebb": ("dense",),
+        "shared_R_em_hebb_limit": (),
+        "shared_R_hebb_limit": (),
+        "sim_Delta_em": (),
+        "sim_Phi_em": (),
+        "sim_Delta_hebb": (),
+    },
+    coords=lambda s: {"dense": np.arange(6)},
+    theory=_fig1_theory,
+    shared=_fig1_shared,
+    simulation=_fig1_sim,
+    plot=plot_fig1,
+    checks=_fig1_checks,
+    base_seed=19960101,
 )
 
 # ----------------------------------------------------------------------------- Fig. 2
@@ -260,9 +245,9 @@ def _fig2_theory(point, settings):
     res = theory.soft_selection(point["alpha"], point["eta"], gamma=GAMMA).branch()
     asym = theory.soft_selection_asymptotics(point["eta"], gamma=GAMMA)
     return {
-        "theory_Phi": res["Phi"],
+        "theory_Phi": res.Phi,
         # eq. (29): Phi ~ sqrt(c / alpha) / (pi R_inf), from its own saddle point at alpha = inf
-        "theory_Phi_asymptote": math.sqrt(asym["c"] / point["alpha"]) / (math.pi * asym["R_inf"]),
+        "theory_Phi_asymptote": math.sqrt(asym.c / point["alpha"]) / (math.pi * asym.R_inf),
     }
 
 
@@ -292,16 +277,18 @@ def plot_fig2(ds, ax=None):
     ax = _axes(ax)
     alphas = ds["alpha"].values
     for k, eta in enumerate(ds["eta"].values):
-        ax.plot(
+        plot_theory(
+            ax,
             alphas,
             ds["theory_Phi"].sel(eta=eta),
-            "-",
             color=f"C{k}",
             label=rf"theory $\eta={eta:g}$",
         )
         sub = ds.sel(eta=eta)
         if np.isfinite(sub["sim_Phi"].values).any():
-            _errorbars(ax, sub, "sim_Phi", alphas, color=f"C{k}", label=rf"EM $\eta={eta:g}$")
+            _errorbars(
+                ax, sub, "sim_Phi", alphas, color=f"C{k}", label=rf"simulation (EM) $\eta={eta:g}$"
+            )
     tail = alphas >= 20
     ax.plot(
         alphas[tail],
@@ -363,46 +350,44 @@ def _fig2_checks(settings):
     return checks
 
 
-FIG2 = register(
-    FigureSpec(
-        name="outliers-fig2",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 2",
-        caption=(
-            "Angle Phi between the EM estimate and B versus alpha at eta = 0 and eta = 4 "
-            "(1.8% informative examples). Simulations at eta = 0 only, as in the paper; the "
-            "dotted line is the asymptote eq. (29) with R_inf and c from the theory. At eta = 4 "
-            "the curve drops discontinuously where the first-order transition is crossed. "
-            "Full mode simulates the paper's whole range (alpha <= 2000) at N = 500, capped at "
-            "P = alpha N <= 10^5 examples (N = 281 ... 50 above alpha = 200: X would take 4 GB "
-            "per run at alpha = 2000, N = 500); quick mode stops at alpha = 20 for time (each "
-            "further alpha costs about 1 s of CPU per seed at N = 200)."
-        ),
-        grid={"eta": (0.0, 4.0), "alpha": FIG2_ALPHAS},
-        settings={
-            "quick": {
-                "n_seeds": 24,
-                "n_features": 200,
-                "sim_alpha_max": 20.0,
-                "max_examples": 100_000,
-            },
-            "full": {
-                "n_seeds": 100,
-                "n_features": 500,
-                "sim_alpha_max": 2000.0,
-                "max_examples": 100_000,
-            },
+FIG2 = FigureSpec(
+    name="outliers-fig2",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 2",
+    caption=(
+        "Angle Phi between the EM estimate and B versus alpha at eta = 0 and eta = 4 "
+        "(1.8% informative examples). Simulations at eta = 0 only, as in the paper; the "
+        "dotted line is the asymptote eq. (29) with R_inf and c from the theory. At eta = 4 "
+        "the curve drops discontinuously where the first-order transition is crossed. "
+        "Full mode simulates the paper's whole range (alpha <= 2000) at N = 500, capped at "
+        "P = alpha N <= 10^5 examples (N = 281 ... 50 above alpha = 200: X would take 4 GB "
+        "per run at alpha = 2000, N = 500); quick mode stops at alpha = 20 for time (each "
+        "further alpha costs about 1 s of CPU per seed at N = 200)."
+    ),
+    grid={"eta": (0.0, 4.0), "alpha": FIG2_ALPHAS},
+    settings={
+        "quick": {
+            "n_seeds": 24,
+            "n_features": 200,
+            "sim_alpha_max": 20.0,
+            "max_examples": 100_000,
         },
-        outputs={"theory_Phi": (), "theory_Phi_asymptote": (), "sim_Phi": ()},
-        coords=lambda s: {},
-        theory=_fig2_theory,
-        simulation=_fig2_sim,
-        seeds=_fig2_seeds,
-        plot=plot_fig2,
-        checks=_fig2_checks,
-        base_seed=19960102,
-    )
+        "full": {
+            "n_seeds": 100,
+            "n_features": 500,
+            "sim_alpha_max": 2000.0,
+            "max_examples": 100_000,
+        },
+    },
+    outputs={"theory_Phi": (), "theory_Phi_asymptote": (), "sim_Phi": ()},
+    coords=lambda s: {},
+    theory=_fig2_theory,
+    simulation=_fig2_sim,
+    seeds=_fig2_seeds,
+    plot=plot_fig2,
+    checks=_fig2_checks,
+    base_seed=19960102,
 )
 
 # ----------------------------------------------------------------------------- Fig. 3
@@ -425,7 +410,7 @@ def relief(alpha, etas, *, gamma=GAMMA):
     R, Q : ndarray
     """
     rows = [theory.soft_selection(alpha, float(e), gamma=gamma).branch() for e in etas]
-    return np.array([r["R"] for r in rows]), np.array([r["Q"] for r in rows])
+    return np.array([r.R for r in rows]), np.array([r.Q for r in rows])
 
 
 def _fig3_theory(point, settings):
@@ -435,10 +420,8 @@ def _fig3_theory(point, settings):
 
 def plot_fig3(ds, ax=None):
     """Relief of R and Q over (alpha, eta) (paper Fig. 3), as two colour maps."""
-    import matplotlib.pyplot as plt
-
     if ax is None:
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), constrained_layout=True)
+        fig, axes = subplots(None, 1, 2, figsize=(11, 4.4))
     else:
         fig, axes = ax.figure, [ax, ax.inset_axes([1.15, 0, 1, 1])]
     for a, var in zip(axes, ("R", "Q"), strict=True):
@@ -479,26 +462,24 @@ def _fig3_checks(settings):
     ]
 
 
-FIG3 = register(
-    FigureSpec(
-        name="outliers-fig3",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 3",
-        caption=(
-            "Order parameters R (left) and Q (right) of the soft-selection MAP, the global "
-            "minimum of the replica free energy, over a 40 x 40 grid of alpha and eta "
-            "(gamma = gamma~ = 10). The discontinuity is the first-order transition."
-        ),
-        grid={"alpha": FIG3_ALPHAS},
-        settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
-        outputs={"theory_R": ("eta",), "theory_Q": ("eta",)},
-        coords=lambda s: {"eta": FIG3_ETAS},
-        theory=_fig3_theory,
-        plot=plot_fig3,
-        checks=_fig3_checks,
-        base_seed=19960103,
-    )
+FIG3 = FigureSpec(
+    name="outliers-fig3",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 3",
+    caption=(
+        "Order parameters R (left) and Q (right) of the soft-selection MAP, the global "
+        "minimum of the replica free energy, over a 40 x 40 grid of alpha and eta "
+        "(gamma = gamma~ = 10). The discontinuity is the first-order transition."
+    ),
+    grid={"alpha": FIG3_ALPHAS},
+    settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
+    outputs={"theory_R": ("eta",), "theory_Q": ("eta",)},
+    coords=lambda s: {"eta": FIG3_ETAS},
+    theory=_fig3_theory,
+    plot=plot_fig3,
+    checks=_fig3_checks,
+    base_seed=19960103,
 )
 
 # ----------------------------------------------------------------------------- Fig. 4 and 7
@@ -512,8 +493,8 @@ def _fig4_theory(point, settings):
     soft = theory.soft_selection(ALPHA_20, eta, gamma=GAMMA)
     hard = theory.hard_selection(ALPHA_20, eta, gamma=GAMMA)
     return {
-        "theory_Phi_soft": soft.branch()["Phi"],
-        "theory_Phi_hard": hard.branch()["Phi"],
+        "theory_Phi_soft": soft.branch().Phi,
+        "theory_Phi_hard": hard.branch().Phi,
         "theory_Phi_soft_branches": padded(soft.Phi[:MAX_BRANCHES], MAX_BRANCHES),
         "theory_n_branches": soft.n_branches,
     }
@@ -552,7 +533,7 @@ def _lines_shared(selections):
             out[f"shared_curve_eta_{selection}"] = padded(curve.eta, _CURVE_POINTS)
             out[f"shared_curve_Phi_{selection}"] = padded(curve.Phi, _CURVE_POINTS)
             out[f"shared_Phi_min_{selection}"] = np.array(
-                [solve(ALPHA_20, e, gamma=GAMMA).branch()["Phi"] for e in _ETA_DENSE]
+                [solve(ALPHA_20, e, gamma=GAMMA).branch().Phi for e in _ETA_DENSE]
             )
         transition = theory.soft_transition(ALPHA_20, gamma=GAMMA)
         out["shared_eta_c_soft"] = transition.eta_c
@@ -591,10 +572,10 @@ def _theory_lines(ax, ds, selection, colour, label):
         lw=0.8,
         label=f"{label}: all saddle points",
     )
-    ax.plot(
+    plot_theory(
+        ax,
         ds["eta_dense"],
         ds[f"shared_Phi_min_{selection}"],
-        "-",
         color=colour,
         label=f"{label}: global minimum",
     )
@@ -604,7 +585,9 @@ def plot_fig4(ds, ax=None):
     """Phi vs eta at alpha = 20 with the three-solution region (paper Fig. 4)."""
     ax = _axes(ax)
     _theory_lines(ax, ds, "soft", "C0", "theory")
-    _errorbars(ax, ds, "sim_Phi_soft", ds["eta"].values, color="C0", label="EM from Hebb")
+    _errorbars(
+        ax, ds, "sim_Phi_soft", ds["eta"].values, color="C0", label="simulation: EM from Hebb"
+    )
     ax.set_xlim(-0.2, 6.5)
     ax.set_xlabel(r"$\eta$")
     ax.set_ylabel(r"$\Phi$")
@@ -710,38 +693,34 @@ _FIG47_COMMON = {
     "simulation": _fig4_sim,
 }
 
-FIG4 = register(
-    FigureSpec(
-        name="outliers-fig4",
-        figure="Fig. 4",
-        caption=(
-            "Phi of soft selection versus eta at alpha = 20 (N = 100, as in the paper). Dashed: "
-            "every saddle point (the S-shaped branch; three coexist between the spinodals); "
-            "solid: the global minimum, which jumps at the first-order transition eta_c. "
-            "Points: EM from the Hebb vector, mean ± standard deviation; near eta_c they "
-            "scatter between the metastable states."
-        ),
-        plot=plot_fig4,
-        checks=_fig4_checks,
-        base_seed=19960104,
-        **_FIG47_COMMON,
-    )
+FIG4 = FigureSpec(
+    name="outliers-fig4",
+    figure="Fig. 4",
+    caption=(
+        "Phi of soft selection versus eta at alpha = 20 (N = 100, as in the paper). Dashed: "
+        "every saddle point (the S-shaped branch; three coexist between the spinodals); "
+        "solid: the global minimum, which jumps at the first-order transition eta_c. "
+        "Points: EM from the Hebb vector, mean ± standard deviation; near eta_c they "
+        "scatter between the metastable states."
+    ),
+    plot=plot_fig4,
+    checks=_fig4_checks,
+    base_seed=19960104,
+    **_FIG47_COMMON,
 )
 
-FIG7 = register(
-    FigureSpec(
-        name="outliers-fig7",
-        figure="Fig. 7",
-        caption=(
-            "Soft (MAP of J) against hard selection (MAP of the V's) at alpha = 20, N = 100. "
-            "Hard selection: EM (26)-(28) from the soft solution, refined by single flips "
-            "until no flip lowers the energy (10). Lines: the re-derived replica theory."
-        ),
-        plot=plot_fig7,
-        checks=_fig7_checks,
-        base_seed=19960107,
-        **_FIG47_COMMON,
-    )
+FIG7 = FigureSpec(
+    name="outliers-fig7",
+    figure="Fig. 7",
+    caption=(
+        "Soft (MAP of J) against hard selection (MAP of the V's) at alpha = 20, N = 100. "
+        "Hard selection: EM (26)-(28) from the soft solution, refined by single flips "
+        "until no flip lowers the energy (10). Lines: the re-derived replica theory."
+    ),
+    plot=plot_fig7,
+    checks=_fig7_checks,
+    base_seed=19960107,
+    **_FIG47_COMMON,
 )
 
 # ----------------------------------------------------------------------------- Fig. 5
@@ -752,10 +731,7 @@ FIG5_ETAS = np.round(np.arange(2.0, 6.01, 0.25), 2)
 def _fig5_theory(point, settings):
     return {
         "theory_Phi": np.array(
-            [
-                theory.soft_selection(ALPHA_20, float(e), gamma=GAMMA).branch()["Phi"]
-                for e in FIG5_ETAS
-            ]
+            [theory.soft_selection(ALPHA_20, float(e), gamma=GAMMA).branch().Phi for e in FIG5_ETAS]
         )
     }
 
@@ -794,16 +770,8 @@ def plot_fig5(ds, ax=None):
         ("sim_Phi_up", "C2", "eta increasing"),
         ("sim_Phi_down", "C3", "eta decreasing"),
     ):
-        values = ds[var].where(ds["sim_done"]).squeeze()
-        ax.errorbar(
-            ds["eta"].values,
-            values.mean("seed"),
-            yerr=values.std("seed", ddof=1),
-            fmt="o",
-            ms=4,
-            capsize=2,
-            color=colour,
-            label=label,
+        _errorbars(
+            ax, ds.squeeze(), var, ds["eta"].values, color=colour, label=f"simulation, {label}"
         )
     ax.set_xlim(1.8, 6.2)
     ax.set_xlabel(r"$\eta$")
@@ -836,33 +804,31 @@ def _fig5_checks(settings):
     ]
 
 
-FIG5 = register(
-    FigureSpec(
-        name="outliers-fig5",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 5",
-        caption=(
-            "Hysteresis at alpha = 20: eta is raised step by step (informative examples "
-            "become outliers; each example's status is a fixed uniform number compared with "
-            "1/(1+e^eta)) and lowered again, each EM started from the previous J. The "
-            "metastable branches of the theory (dashed) are followed past eta_c."
-        ),
-        grid={"alpha": (ALPHA_20,)},
-        settings={
-            "quick": {"n_seeds": 64, "n_features": 100},
-            "full": {"n_seeds": 100, "n_features": 100},
-        },
-        outputs={"theory_Phi": ("eta",), "sim_Phi_up": ("eta",), "sim_Phi_down": ("eta",)}
-        | _lines_outputs(("soft",)),
-        coords=lambda s: {"eta": FIG5_ETAS} | _LINES_COORDS,
-        theory=_fig5_theory,
-        shared=_lines_shared(("soft",)),
-        simulation=_fig5_sim,
-        plot=plot_fig5,
-        checks=_fig5_checks,
-        base_seed=19960105,
-    )
+FIG5 = FigureSpec(
+    name="outliers-fig5",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 5",
+    caption=(
+        "Hysteresis at alpha = 20: eta is raised step by step (informative examples "
+        "become outliers; each example's status is a fixed uniform number compared with "
+        "1/(1+e^eta)) and lowered again, each EM started from the previous J. The "
+        "metastable branches of the theory (dashed) are followed past eta_c."
+    ),
+    grid={"alpha": (ALPHA_20,)},
+    settings={
+        "quick": {"n_seeds": 64, "n_features": 100},
+        "full": {"n_seeds": 100, "n_features": 100},
+    },
+    outputs={"theory_Phi": ("eta",), "sim_Phi_up": ("eta",), "sim_Phi_down": ("eta",)}
+    | _lines_outputs(("soft",)),
+    coords=lambda s: {"eta": FIG5_ETAS} | _LINES_COORDS,
+    theory=_fig5_theory,
+    shared=_lines_shared(("soft",)),
+    simulation=_fig5_sim,
+    plot=plot_fig5,
+    checks=_fig5_checks,
+    base_seed=19960105,
 )
 
 # ----------------------------------------------------------------------------- Fig. 6
@@ -921,7 +887,7 @@ def hard_em_from_teacher(alpha, eta, *, n_features, seed, gamma=GAMMA):
         ``cos`` (R / sqrt(Q) of <J>, 0 for J = 0), ``selected`` (fraction of
         V = 1) and ``energy`` (eq. 10 per N, comparable with the theory's f).
     """
-    from statmechlearn.linear._selection_em import hard_selection_energy
+    from statmechlearn.linear import hard_selection_energy
 
     model = OutlierMixture(n_features, eta, gamma)
     X, S, V = model.sample(
@@ -1016,21 +982,17 @@ def plot_fig6(ds, ax=None):
         label=r"hard: $\eta_0$ (trivial solution appears)",
     )
     if "sim_eta_lost" in ds and bool(ds["sim_done"].any()):
-        done = ds["sim_done"]
-        values = ds["sim_eta_lost"].where(done)
-        n = done.sum("seed")
-        keep = (n >= 2).values
-        mean = values.mean("seed").values[keep]
-        se = (values.std("seed", ddof=1) / np.sqrt(n)).values[keep]
-        ax.errorbar(
+        mean, se = mean_se(ds["sim_eta_lost"].where(ds["sim_done"]))
+        keep = np.isfinite(se.values)
+        plot_simulation(
+            ax,
             a[keep],
-            mean,
-            yerr=se,
-            fmt="D",
+            mean.values[keep],
+            se.values[keep],
+            marker="D",
             color="k",
-            ms=5,
-            capsize=2,
-            label="hard EM from the teacher: learning lost",
+            markersize=5,
+            label="simulation: hard EM from the teacher, learning lost",
         )
     ax.set_xscale("log")
     ax.set_xlabel(r"$\alpha$")
@@ -1112,50 +1074,48 @@ def _fig6_checks(settings):
     return checks
 
 
-FIG6 = register(
-    FigureSpec(
-        name="outliers-fig6",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 6",
-        caption=(
-            "Thresholds versus alpha (gamma = gamma~ = 10). Hard selection: eta_c (circles), "
-            "where the all-outlier solution (every V = 0, Phi = 1/2) becomes the global minimum "
-            "of (10), the paper's definition; eta_learn (triangles), where the replica-symmetric "
-            "global minimum stops learning: above it a state that keeps a few tail examples "
-            "and ignores the teacher (R ~ 0, Q ~ 1.7) is lower than both the learning branch "
-            "and the trivial state; dotted: the fold where the learning branch ends. Every "
-            "non-trivial RS branch of hard selection is Almeida-Thouless unstable "
-            "(docs/derivations/outliers_hard_branches.md). Diamonds: where hard EM started at "
-            "the teacher stops learning (mean +- SE over seeds, bisection in eta on coupled "
-            "data): between the RS spinodal and eta_c. Soft selection (dashed): its "
-            "first-order transition. The trivial hard solution exists above eta0 = 0 (grey), "
-            "not the paper's eq. (30) value -2.5."
-        ),
-        grid={"alpha": FIG6_ALPHAS},
-        settings={
-            "quick": {"n_seeds": 16, "n_features": 50, "sim_alphas": (20.0, 100.0)},
-            "full": {"n_seeds": 24, "n_features": 100, "sim_alphas": (20.0, 100.0, 1000.0)},
-        },
-        outputs={
-            "theory_eta_c_hard": (),
-            "theory_eta_learn_hard": (),
-            "theory_eta_spinodal_hard": (),
-            "theory_eta_c_soft": (),
-            "theory_eta_learn_soft": (),
-            "theory_eta0": (),
-            "theory_eta0_branch": (),
-            "theory_eta0_branch_spread": (),
-            "sim_eta_lost": (),
-        },
-        coords=lambda s: {},
-        theory=_fig6_theory,
-        simulation=_fig6_sim,
-        seeds=_fig6_seeds,
-        plot=plot_fig6,
-        checks=_fig6_checks,
-        base_seed=19960106,
-    )
+FIG6 = FigureSpec(
+    name="outliers-fig6",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 6",
+    caption=(
+        "Thresholds versus alpha (gamma = gamma~ = 10). Hard selection: eta_c (circles), "
+        "where the all-outlier solution (every V = 0, Phi = 1/2) becomes the global minimum "
+        "of (10), the paper's definition; eta_learn (triangles), where the replica-symmetric "
+        "global minimum stops learning: above it a state that keeps a few tail examples "
+        "and ignores the teacher (R ~ 0, Q ~ 1.7) is lower than both the learning branch "
+        "and the trivial state; dotted: the fold where the learning branch ends. Every "
+        "non-trivial RS branch of hard selection is Almeida-Thouless unstable "
+        "(docs/derivations/outliers_hard_branches.md). Diamonds: where hard EM started at "
+        "the teacher stops learning (mean +- SE over seeds, bisection in eta on coupled "
+        "data): between the RS spinodal and eta_c. Soft selection (dashed): its "
+        "first-order transition. The trivial hard solution exists above eta0 = 0 (grey), "
+        "not the paper's eq. (30) value -2.5."
+    ),
+    grid={"alpha": FIG6_ALPHAS},
+    settings={
+        "quick": {"n_seeds": 16, "n_features": 50, "sim_alphas": (20.0, 100.0)},
+        "full": {"n_seeds": 24, "n_features": 100, "sim_alphas": (20.0, 100.0, 1000.0)},
+    },
+    outputs={
+        "theory_eta_c_hard": (),
+        "theory_eta_learn_hard": (),
+        "theory_eta_spinodal_hard": (),
+        "theory_eta_c_soft": (),
+        "theory_eta_learn_soft": (),
+        "theory_eta0": (),
+        "theory_eta0_branch": (),
+        "theory_eta0_branch_spread": (),
+        "sim_eta_lost": (),
+    },
+    coords=lambda s: {},
+    theory=_fig6_theory,
+    simulation=_fig6_sim,
+    seeds=_fig6_seeds,
+    plot=plot_fig6,
+    checks=_fig6_checks,
+    base_seed=19960106,
 )
 
 # ----------------------------------------------------------------------------- finite size
@@ -1173,9 +1133,9 @@ def _hard_fss_theory(point, settings):
         "theory_eta_learn": t.eta_learn,
         "theory_eta_spinodal": t.eta_learn_spinodal,
         "theory_eta_c": t.eta_c,
-        "theory_f": state["free_energy"],
-        "theory_cos": state["R"] / math.sqrt(state["Q"]),
-        "theory_selected": state["informative"],
+        "theory_f": state.free_energy,
+        "theory_cos": state.R / math.sqrt(state.Q),
+        "theory_selected": state.informative,
     }
 
 
@@ -1201,10 +1161,8 @@ def _hard_fss_sim(point, settings, rng):
 
 def plot_hard_fss(ds, ax=None):
     """Where hard EM from the teacher stops learning at alpha = 1000, against 1/N."""
-    import matplotlib.pyplot as plt
-
     if ax is None:
-        _, axes = plt.subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
+        _, axes = subplots(None, 1, 2, figsize=(10, 4.2))
     else:
         axes = (ax, ax.twinx())
     lines = (
@@ -1300,49 +1258,47 @@ def _hard_fss_checks(settings):
     ]
 
 
-HARD_FSS = register(
-    FigureSpec(
-        name="outliers-hard-fss",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Figs. 6-8 (hard selection at large alpha)",
-        caption=(
-            f"Hard selection at alpha = {HARD_FSS_ALPHA:g}, gamma = gamma~ = {GAMMA:g}, at a "
-            f"ladder of N extrapolated in 1/N. Left: the eta at which EM (eqs. 26-28, polished "
-            "by single flips) started at the true selection stops learning (R/sqrt(Q) < 1/2; "
-            "bisection on data coupled across eta), against the replica-symmetric thresholds: "
-            "eta_learn (the R ~ 0 state becomes the global minimum), the end of the learning "
-            "branch (spinodal) and eta_c (the trivial state becomes the global minimum). "
-            f"Right: the energy (10) per N at eta = {HARD_FSS_ETA:g}, where the learning branch "
-            "is the RS global minimum. Quick mode (N <= 100, few runs) checks R/sqrt(Q) at "
-            "N → ∞ and shows the other extrapolations without a verdict; full mode checks "
-            "them all."
-        ),
-        grid={"n_features": HARD_FSS_LADDER},
-        settings={
-            "quick": {"n_seeds": 8, "n_ref": 25, "max_n": 100, "claims": False},
-            "full": {"n_seeds": 24, "n_ref": 50, "max_n": 200, "claims": True},
-        },
-        outputs={
-            "theory_eta_learn": (),
-            "theory_eta_spinodal": (),
-            "theory_eta_c": (),
-            "theory_f": (),
-            "theory_cos": (),
-            "theory_selected": (),
-            "sim_f": (),
-            "sim_cos": (),
-            "sim_selected": (),
-            "sim_eta_lost": (),
-        },
-        coords=lambda s: {},
-        theory=_hard_fss_theory,
-        simulation=_hard_fss_sim,
-        seeds=_hard_fss_seeds,
-        plot=plot_hard_fss,
-        checks=_hard_fss_checks,
-        base_seed=19960109,
-    )
+HARD_FSS = FigureSpec(
+    name="outliers-hard-fss",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Figs. 6-8 (hard selection at large alpha)",
+    caption=(
+        f"Hard selection at alpha = {HARD_FSS_ALPHA:g}, gamma = gamma~ = {GAMMA:g}, at a "
+        f"ladder of N extrapolated in 1/N. Left: the eta at which EM (eqs. 26-28, polished "
+        "by single flips) started at the true selection stops learning (R/sqrt(Q) < 1/2; "
+        "bisection on data coupled across eta), against the replica-symmetric thresholds: "
+        "eta_learn (the R ~ 0 state becomes the global minimum), the end of the learning "
+        "branch (spinodal) and eta_c (the trivial state becomes the global minimum). "
+        f"Right: the energy (10) per N at eta = {HARD_FSS_ETA:g}, where the learning branch "
+        "is the RS global minimum. Quick mode (N <= 100, few runs) checks R/sqrt(Q) at "
+        "N → ∞ and shows the other extrapolations without a verdict; full mode checks "
+        "them all."
+    ),
+    grid={"n_features": HARD_FSS_LADDER},
+    settings={
+        "quick": {"n_seeds": 8, "n_ref": 25, "max_n": 100, "claims": False},
+        "full": {"n_seeds": 24, "n_ref": 50, "max_n": 200, "claims": True},
+    },
+    outputs={
+        "theory_eta_learn": (),
+        "theory_eta_spinodal": (),
+        "theory_eta_c": (),
+        "theory_f": (),
+        "theory_cos": (),
+        "theory_selected": (),
+        "sim_f": (),
+        "sim_cos": (),
+        "sim_selected": (),
+        "sim_eta_lost": (),
+    },
+    coords=lambda s: {},
+    theory=_hard_fss_theory,
+    simulation=_hard_fss_sim,
+    seeds=_hard_fss_seeds,
+    plot=plot_hard_fss,
+    checks=_hard_fss_checks,
+    base_seed=19960109,
 )
 
 SOFT_FSS_POINT = {"alpha": 5.0, "eta": 1.0}
@@ -1352,7 +1308,7 @@ SOFT_FSS_LADDER = (50, 100, 200, 400)
 def _soft_fss_theory(point, settings):
     state = theory.soft_selection(SOFT_FSS_POINT["alpha"], SOFT_FSS_POINT["eta"], gamma=GAMMA)
     b = state.branch()
-    return {"theory_R": b["R"], "theory_Delta": b["Delta"], "theory_Phi": b["Phi"]}
+    return {"theory_R": b.R, "theory_Delta": b.Delta, "theory_Phi": b.Phi}
 
 
 def _soft_fss_seeds(point, settings):
@@ -1400,37 +1356,35 @@ def _soft_fss_checks(settings):
     ]
 
 
-SOFT_FSS = register(
-    FigureSpec(
-        name="outliers-fss",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Figs. 1-2 (finite size)",
-        caption=(
-            f"Soft selection (EM, MAP of J) at alpha = {SOFT_FSS_POINT['alpha']:g}, "
-            f"eta = {SOFT_FSS_POINT['eta']:g}, gamma = gamma~ = {GAMMA:g}: R and the error "
-            "Delta (eq. 12) at a ladder of N, extrapolated to N → ∞ with a + b/N, against the "
-            "replica theory (RS, AT-stable here: replicon eigenvalue 0.97)."
-        ),
-        grid={"n_features": SOFT_FSS_LADDER},
-        # one EM run costs milliseconds: enough runs for evidence even in quick mode
-        settings={"quick": {"n_seeds": 256}, "full": {"n_seeds": 1024}},
-        outputs={
-            "theory_R": (),
-            "theory_Delta": (),
-            "theory_Phi": (),
-            "sim_R": (),
-            "sim_Delta": (),
-            "sim_Phi": (),
-        },
-        coords=lambda s: {},
-        theory=_soft_fss_theory,
-        simulation=_soft_fss_sim,
-        seeds=_soft_fss_seeds,
-        plot=plot_soft_fss,
-        checks=_soft_fss_checks,
-        base_seed=19960110,
-    )
+SOFT_FSS = FigureSpec(
+    name="outliers-fss",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Figs. 1-2 (finite size)",
+    caption=(
+        f"Soft selection (EM, MAP of J) at alpha = {SOFT_FSS_POINT['alpha']:g}, "
+        f"eta = {SOFT_FSS_POINT['eta']:g}, gamma = gamma~ = {GAMMA:g}: R and the error "
+        "Delta (eq. 12) at a ladder of N, extrapolated to N → ∞ with a + b/N, against the "
+        "replica theory (RS, AT-stable here: replicon eigenvalue 0.97)."
+    ),
+    grid={"n_features": SOFT_FSS_LADDER},
+    # one EM run costs milliseconds: enough runs for evidence even in quick mode
+    settings={"quick": {"n_seeds": 256}, "full": {"n_seeds": 1024}},
+    outputs={
+        "theory_R": (),
+        "theory_Delta": (),
+        "theory_Phi": (),
+        "sim_R": (),
+        "sim_Delta": (),
+        "sim_Phi": (),
+    },
+    coords=lambda s: {},
+    theory=_soft_fss_theory,
+    simulation=_soft_fss_sim,
+    seeds=_soft_fss_seeds,
+    plot=plot_soft_fss,
+    checks=_soft_fss_checks,
+    base_seed=19960110,
 )
 
 # ----------------------------------------------------------------------------- Fig. 8
@@ -1558,37 +1512,35 @@ def _fig8_checks(settings):
     ]
 
 
-FIG8 = register(
-    FigureSpec(
-        name="outliers-fig8",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 8",
-        caption=(
-            "Thresholds of hard selection versus gamma = gamma~ at alpha = 10^2, 10^3, 10^4: "
-            "eta_c (trivial state becomes the global minimum, solid) and eta_learn (the RS "
-            "global minimum stops learning, dashed). The paper reports a finite alpha -> "
-            "infinity limit with a jump to 0 below gamma = 0.278. Both thresholds grow like "
-            "ln alpha at every gamma (open grey symbols: one more decade at the measured "
-            "rate), and neither jumps. Crosses: roots of eq. (B5) as printed, with Phi[.] "
-            "read as the error function (x) or the normal distribution function (+); "
-            "neither reading reproduces the paper's curve. See "
-            "docs/derivations/outliers_hard_branches.md."
-        ),
-        grid={"gamma": FIG8_GAMMAS},
-        settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
-        outputs={
-            "theory_eta_c": ("alpha_large",),
-            "theory_eta_learn": ("alpha_large",),
-            "theory_eta_c_next_decade": (),
-            "theory_eta_learn_next_decade": (),
-            "theory_b5_cdf": (),
-            "theory_b5_erf": (),
-        },
-        coords=lambda s: {"alpha_large": np.array(FIG8_ALPHAS)},
-        theory=_fig8_theory,
-        plot=plot_fig8,
-        checks=_fig8_checks,
-        base_seed=19960108,
-    )
+FIG8 = FigureSpec(
+    name="outliers-fig8",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 8",
+    caption=(
+        "Thresholds of hard selection versus gamma = gamma~ at alpha = 10^2, 10^3, 10^4: "
+        "eta_c (trivial state becomes the global minimum, solid) and eta_learn (the RS "
+        "global minimum stops learning, dashed). The paper reports a finite alpha -> "
+        "infinity limit with a jump to 0 below gamma = 0.278. Both thresholds grow like "
+        "ln alpha at every gamma (open grey symbols: one more decade at the measured "
+        "rate), and neither jumps. Crosses: roots of eq. (B5) as printed, with Phi[.] "
+        "read as the error function (x) or the normal distribution function (+); "
+        "neither reading reproduces the paper's curve. See "
+        "docs/derivations/outliers_hard_branches.md."
+    ),
+    grid={"gamma": FIG8_GAMMAS},
+    settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
+    outputs={
+        "theory_eta_c": ("alpha_large",),
+        "theory_eta_learn": ("alpha_large",),
+        "theory_eta_c_next_decade": (),
+        "theory_eta_learn_next_decade": (),
+        "theory_b5_cdf": (),
+        "theory_b5_erf": (),
+    },
+    coords=lambda s: {"alpha_large": np.array(FIG8_ALPHAS)},
+    theory=_fig8_theory,
+    plot=plot_fig8,
+    checks=_fig8_checks,
+    base_seed=19960108,
 )

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import mean_se, plot_simulation, subplots
 from statmechlearn.experiments._spec import Derived, FigureSpec, measure
 from statmechlearn.experiments.outliers_dietrich import CITATION, PAPER
 
@@ -95,17 +95,19 @@ def _simulation(point, settings, rng):
 
 def plot_real_data(ds, ax=None):
     """Clean test accuracy against the injected outlier fraction, per classifier."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.4), constrained_layout=True)
-    acc = ds["sim_accuracy"].where(ds["sim_done"])
-    n = ds["sim_done"].sum("seed")
+    _, ax = subplots(ax, figsize=(6.4, 4.4))
+    mean, se = mean_se(ds["sim_accuracy"].where(ds["sim_done"]))
     x = ds["fraction"].values
     for k, c in enumerate(ds["classifier"].values):
-        mean = acc.sel(classifier=c).mean("seed")
-        se = acc.sel(classifier=c).std("seed", ddof=1) / np.sqrt(n.sel(classifier=c))
-        ax.errorbar(x + 0.01 * (k - 1), mean, yerr=se, fmt="o-", capsize=2, label=_LABELS[str(c)])
+        plot_simulation(
+            ax,
+            x + 0.01 * (k - 1),
+            mean.sel(classifier=c),
+            se.sel(classifier=c),
+            linestyle="-",  # no theory here: the markers of one classifier are joined
+            color=f"C{k}",
+            label=_LABELS[str(c)],
+        )
     auc = (
         ds["sim_outlier_auc"]
         .sel(classifier="soft")
@@ -163,28 +165,26 @@ def _checks(settings):
     return checks
 
 
-REAL_DATA = register(
-    FigureSpec(
-        name="outliers-real-data",
-        paper=PAPER,
-        citation=CITATION,
-        figure="beyond the paper: real data",
-        caption=(
-            "breast_cancer (scikit-learn's copy) with 25%, 50% or 75% of the training examples "
-            "replaced by outliers of the paper's kind (isotropic Gaussian inputs, coin-flip "
-            "labels). Clean test accuracy of soft selection (gamma and eta estimated by EM), "
-            "the Hebb rule and LogisticRegression; the annotations give the ROC AUC with which "
-            "informative_proba_ separates real examples from injected outliers (checked above "
-            "chance; beside it, and reported, the naive detector: the Hebb rule's margin, which "
-            "on this data does as well)."
-        ),
-        grid={"fraction": FRACTIONS, "classifier": CLASSIFIERS},
-        settings={"quick": {"n_seeds": 12}, "full": {"n_seeds": 40}},
-        outputs={"sim_accuracy": (), "sim_outlier_auc": (), "sim_hebb_auc": ()},
-        coords=lambda s: {},
-        simulation=_simulation,
-        plot=plot_real_data,
-        checks=_checks,
-        base_seed=19960109,
-    )
+REAL_DATA = FigureSpec(
+    name="outliers-real-data",
+    paper=PAPER,
+    citation=CITATION,
+    figure="beyond the paper: real data",
+    caption=(
+        "breast_cancer (scikit-learn's copy) with 25%, 50% or 75% of the training examples "
+        "replaced by outliers of the paper's kind (isotropic Gaussian inputs, coin-flip "
+        "labels). Clean test accuracy of soft selection (gamma and eta estimated by EM), "
+        "the Hebb rule and LogisticRegression; the annotations give the ROC AUC with which "
+        "informative_proba_ separates real examples from injected outliers (checked above "
+        "chance; beside it, and reported, the naive detector: the Hebb rule's margin, which "
+        "on this data does as well)."
+    ),
+    grid={"fraction": FRACTIONS, "classifier": CLASSIFIERS},
+    settings={"quick": {"n_seeds": 12}, "full": {"n_seeds": 40}},
+    outputs={"sim_accuracy": (), "sim_outlier_auc": (), "sim_hebb_auc": ()},
+    coords=lambda s: {},
+    simulation=_simulation,
+    plot=plot_real_data,
+    checks=_checks,
+    base_seed=19960109,
 )

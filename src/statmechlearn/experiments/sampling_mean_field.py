@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, measure
 from statmechlearn.experiments.maxent_clustering import _accuracy
 
@@ -101,22 +101,20 @@ def _exact_simulation(point, settings, rng):
 
 
 def _plot_exact(ds, ax=None):
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(5.5, 4.2), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(5.5, 4.2))
     T = ds["temperature"].values
     done = ds["sim_done"]
-    ax.plot(T, ds["theory_free_energy"], "k-", label="F exact (3^9 labelings)")
-    ax.plot(T, ds["theory_mf_bound"], "C3--", label="mean-field bound B")
-    ax.plot(T, ds["theory_mean_energy"], "C0-", label="⟨R⟩ exact")
-    for var, fmt, lab in (
-        ("sim_free_energy", "ko", "F, thermodynamic integration"),
-        ("sim_mean_energy", "C0s", "⟨R⟩, heat-bath sampler"),
+    plot_theory(ax, T, ds["theory_free_energy"], color="k", label="F exact (3^9 labelings)")
+    plot_theory(
+        ax, T, ds["theory_mf_bound"], color="C3", linestyle="--", label="mean-field bound B"
+    )
+    plot_theory(ax, T, ds["theory_mean_energy"], color="C0", label="⟨R⟩ exact")
+    for var, color, marker, lab in (
+        ("sim_free_energy", "k", "o", "F, thermodynamic integration"),
+        ("sim_mean_energy", "C0", "s", "⟨R⟩, heat-bath sampler"),
     ):
-        v = ds[var].where(done)
-        n = done.sum("seed")
-        ax.errorbar(T, v.mean("seed"), v.std("seed", ddof=1) / np.sqrt(n), fmt=fmt, label=lab)
+        mean, se = mean_se(ds[var].where(done))
+        plot_simulation(ax, T, mean, se, color=color, marker=marker, label=lab)
     ax.set_xscale("log")
     ax.set_xlabel("temperature T")
     ax.set_ylabel("energy")
@@ -150,38 +148,36 @@ def _exact_checks(settings):
     return checks
 
 
-EXACTNESS = register(
-    FigureSpec(
-        name="sampling-exactness",
-        paper=PAPER,
-        citation=CITATION,
-        figure="§6.2, §9.3, §9.6: exact checks",
-        caption=(
-            "A 3 × 3 Potts problem (3 states, random single-site costs, ferromagnetic "
-            "nearest-neighbour couplings) enumerated exactly (3^9 = 19683 labelings): the "
-            "heat-bath sampler's mean cost and the free energy by thermodynamic integration "
-            "(12 Gauss–Legendre nodes in β) agree with enumeration within Monte Carlo error, "
-            "and the mean-field bound B lies above F at every T (§6.2)."
-        ),
-        grid={"temperature": _EXACT_T},
-        settings={
-            "quick": {"n_seeds": 16, "n_sweeps": 400},
-            "full": {"n_seeds": 40, "n_sweeps": 1000},
-        },
-        outputs={
-            "theory_free_energy": (),
-            "theory_mean_energy": (),
-            "theory_mf_bound": (),
-            "sim_mean_energy": (),
-            "sim_free_energy": (),
-        },
-        coords=lambda s: {},
-        theory=_exact_theory,
-        simulation=_exact_simulation,
-        plot=_plot_exact,
-        checks=_exact_checks,
-        base_seed=20261201,
-    )
+EXACTNESS = FigureSpec(
+    name="sampling-exactness",
+    paper=PAPER,
+    citation=CITATION,
+    figure="§6.2, §9.3, §9.6: exact checks",
+    caption=(
+        "A 3 × 3 Potts problem (3 states, random single-site costs, ferromagnetic "
+        "nearest-neighbour couplings) enumerated exactly (3^9 = 19683 labelings): the "
+        "heat-bath sampler's mean cost and the free energy by thermodynamic integration "
+        "(12 Gauss–Legendre nodes in β) agree with enumeration within Monte Carlo error, "
+        "and the mean-field bound B lies above F at every T (§6.2)."
+    ),
+    grid={"temperature": _EXACT_T},
+    settings={
+        "quick": {"n_seeds": 16, "n_sweeps": 400},
+        "full": {"n_seeds": 40, "n_sweeps": 1000},
+    },
+    outputs={
+        "theory_free_energy": (),
+        "theory_mean_energy": (),
+        "theory_mf_bound": (),
+        "sim_mean_energy": (),
+        "sim_free_energy": (),
+    },
+    coords=lambda s: {},
+    theory=_exact_theory,
+    simulation=_exact_simulation,
+    plot=_plot_exact,
+    checks=_exact_checks,
+    base_seed=20261201,
 )
 
 # ---------------------------------------------------------------- SA vs DA
@@ -241,11 +237,8 @@ def _sa_da_simulation(point, settings, rng):
 
 
 def _plot_sa_da(ds, ax=None):
-    import matplotlib.pyplot as plt
-
     n_prob = ds.sizes["problem"]
-    if ax is None:
-        _, ax = plt.subplots(1, n_prob, figsize=(5.2 * n_prob, 4.2), constrained_layout=True)
+    _, ax = subplots(ax, 1, n_prob, figsize=(5.2 * n_prob, 4.2))
     ax = np.atleast_1d(ax)
     methods = [str(m) for m in ds["method"].values]
     groups = (
@@ -261,9 +254,9 @@ def _plot_sa_da(ds, ax=None):
         for prefix, color, fmt, label in groups:
             idx = [i for i, m in enumerate(methods) if m.startswith(prefix)]
             x = sec.isel(method=idx).median("seed").values
-            y = ex.isel(method=idx).mean("seed").values
-            e = ex.isel(method=idx).std("seed", ddof=1).values / np.sqrt(int(done.sum()))
-            ax[j].errorbar(x, y, e, fmt=fmt, color=color, label=label, capsize=2)
+            y, e = (v.values for v in mean_se(ex.isel(method=idx)))
+            marker, line = fmt[0], "-" if fmt.endswith("-") else "none"
+            plot_simulation(ax[j], x, y, e, marker=marker, linestyle=line, color=color, label=label)
             for xi, yi, m in zip(x, y, (methods[i] for i in idx), strict=True):
                 ax[j].annotate(
                     m.split(" ", 1)[1],
@@ -342,32 +335,30 @@ def _sa_da_checks(settings):
     return checks
 
 
-SA_VS_DA = register(
-    FigureSpec(
-        name="sampling-sa-vs-da",
-        paper=PAPER,
-        citation=CITATION,
-        figure="§9.8: simulated vs deterministic annealing",
-        caption=(
-            "The k-means cost (centroids at the cluster means) of make_blobs problems, "
-            "minimised by simulated annealing (single-site Metropolis, one sweep per "
-            "temperature, exponential cooling from T_c = 2λ_max to 10⁻³ T_c in 10 to 1000 "
-            "steps) and by deterministic annealing (cooling rates 0.5 to 0.95); KMeans "
-            "(1 and 10 starts) for reference. Final cost over the best any method found, "
-            "against wall time. Slow simulated annealing reaches the optimum on separated "
-            "blobs (checked against KMeans' best of 10 restarts); "
-            "deterministic annealing is not guaranteed to (a split can follow a local "
-            "minimum), however slowly it cools."
-        ),
-        grid={"problem": tuple(_PROBLEMS)},
-        settings={"quick": {"n_seeds": 10}, "full": {"n_seeds": 32}},
-        outputs={"sim_excess": ("method",), "sim_seconds": ("method",)},
-        coords=lambda s: {"method": np.array(_METHODS)},
-        simulation=_sa_da_simulation,
-        plot=_plot_sa_da,
-        checks=_sa_da_checks,
-        base_seed=20261202,
-    )
+SA_VS_DA = FigureSpec(
+    name="sampling-sa-vs-da",
+    paper=PAPER,
+    citation=CITATION,
+    figure="§9.8: simulated vs deterministic annealing",
+    caption=(
+        "The k-means cost (centroids at the cluster means) of make_blobs problems, "
+        "minimised by simulated annealing (single-site Metropolis, one sweep per "
+        "temperature, exponential cooling from T_c = 2λ_max to 10⁻³ T_c in 10 to 1000 "
+        "steps) and by deterministic annealing (cooling rates 0.5 to 0.95); KMeans "
+        "(1 and 10 starts) for reference. Final cost over the best any method found, "
+        "against wall time. Slow simulated annealing reaches the optimum on separated "
+        "blobs (checked against KMeans' best of 10 restarts); "
+        "deterministic annealing is not guaranteed to (a split can follow a local "
+        "minimum), however slowly it cools."
+    ),
+    grid={"problem": tuple(_PROBLEMS)},
+    settings={"quick": {"n_seeds": 10}, "full": {"n_seeds": 32}},
+    outputs={"sim_excess": ("method",), "sim_seconds": ("method",)},
+    coords=lambda s: {"method": np.array(_METHODS)},
+    simulation=_sa_da_simulation,
+    plot=_plot_sa_da,
+    checks=_sa_da_checks,
+    base_seed=20261202,
 )
 
 # ---------------------------------------------------------------- Ising de-noising
@@ -420,30 +411,17 @@ def _denoise_shared(settings):
 
 
 def _plot_denoise(ds, ax=None):
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
-    ax = np.asarray(ax)
+    _, ax = subplots(ax, 1, 2, figsize=(10, 4.2))
     panels = [ds[v].values for v in ("shared_noisy", "shared_mean_field", "shared_icm")]
     ax[0].imshow(np.hstack(panels), cmap="gray")
     ax[0].set_title("flip probability 0.2: noisy | mean field | ICM", fontsize=9)
     ax[0].axis("off")
     p = ds["flip_probability"].values
     done = ds["sim_done"]
-    n = done.sum("seed")
     ax[1].plot(p, p, ":", color="0.5", label="no de-noising")
     for j, m in enumerate(ds["method"].values):
-        e = ds["sim_error"].sel({"method": m}).where(done)
-        ax[1].errorbar(
-            p,
-            e.mean("seed"),
-            e.std("seed", ddof=1) / np.sqrt(n),
-            fmt="o-",
-            color=f"C{j}",
-            label=str(m),
-            capsize=2,
-        )
+        mean, se = mean_se(ds["sim_error"].sel({"method": m}).where(done))
+        plot_simulation(ax[1], p, mean, se, linestyle="-", color=f"C{j}", label=str(m))
     ax[1].set_yscale("log")
     ax[1].set_xlabel("flip probability p")
     ax[1].set_ylabel("pixel error")
@@ -491,45 +469,43 @@ def _denoise_checks(settings):
     return checks
 
 
-DENOISING = register(
-    FigureSpec(
-        name="sampling-denoising",
-        paper=PAPER,
-        citation=CITATION,
-        figure="§9.1: Ising de-noising",
-        caption=(
-            "scikit-image's binary horse (328 × 400) with each pixel flipped with probability "
-            "p, de-noised with the Ising energy of §9.1 (4 neighbours, coupling β = 2, data "
-            "term μ = ½ log((1 − p)/p), T = 1) by mean field (checkerboard-asynchronous), "
-            "heat-bath Gibbs sampling (posterior marginals thresholded at ½) and ICM. Mean "
-            "field and Gibbs sampling agree; ICM stops in the first local minimum and "
-            "keeps flipped pairs and clumps."
-        ),
-        grid={"flip_probability": (0.05, 0.1, 0.2, 0.3)},
-        settings={
-            "quick": {"n_seeds": 10, "coupling": 2.0, "n_chains": 1, "n_sweeps": 60},
-            "full": {"n_seeds": 5, "coupling": 2.0, "n_chains": 2, "n_sweeps": 200},
-        },
-        outputs={
-            "sim_error": ("method",),
-            "sim_seconds": ("method",),
-            "sim_noise": (),
-            "shared_noisy": ("row", "col"),
-            "shared_mean_field": ("row", "col"),
-            "shared_icm": ("row", "col"),
-        },
-        coords=lambda s: {
-            "method": np.array(_DENOISE_METHODS),
-            "row": np.arange(_HORSE_SHAPE[0]),
-            "col": np.arange(_HORSE_SHAPE[1]),
-        },
-        shared=_denoise_shared,
-        simulation=_denoise_simulation,
-        requires=("skimage",),
-        plot=_plot_denoise,
-        checks=_denoise_checks,
-        base_seed=20261203,
-    )
+DENOISING = FigureSpec(
+    name="sampling-denoising",
+    paper=PAPER,
+    citation=CITATION,
+    figure="§9.1: Ising de-noising",
+    caption=(
+        "scikit-image's binary horse (328 × 400) with each pixel flipped with probability "
+        "p, de-noised with the Ising energy of §9.1 (4 neighbours, coupling β = 2, data "
+        "term μ = ½ log((1 − p)/p), T = 1) by mean field (checkerboard-asynchronous), "
+        "heat-bath Gibbs sampling (posterior marginals thresholded at ½) and ICM. Mean "
+        "field and Gibbs sampling agree; ICM stops in the first local minimum and "
+        "keeps flipped pairs and clumps."
+    ),
+    grid={"flip_probability": (0.05, 0.1, 0.2, 0.3)},
+    settings={
+        "quick": {"n_seeds": 10, "coupling": 2.0, "n_chains": 1, "n_sweeps": 60},
+        "full": {"n_seeds": 5, "coupling": 2.0, "n_chains": 2, "n_sweeps": 200},
+    },
+    outputs={
+        "sim_error": ("method",),
+        "sim_seconds": ("method",),
+        "sim_noise": (),
+        "shared_noisy": ("row", "col"),
+        "shared_mean_field": ("row", "col"),
+        "shared_icm": ("row", "col"),
+    },
+    coords=lambda s: {
+        "method": np.array(_DENOISE_METHODS),
+        "row": np.arange(_HORSE_SHAPE[0]),
+        "col": np.arange(_HORSE_SHAPE[1]),
+    },
+    shared=_denoise_shared,
+    simulation=_denoise_simulation,
+    requires=("skimage",),
+    plot=_plot_denoise,
+    checks=_denoise_checks,
+    base_seed=20261203,
 )
 
 # ---------------------------------------------------------------- smooth k-means
@@ -596,11 +572,7 @@ def _smooth_shared(settings):
 
 
 def _plot_smooth(ds, ax=None):
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4.2), constrained_layout=True)
-    ax = np.asarray(ax)
+    _, ax = subplots(ax, 1, 2, figsize=(10, 4.2))
     ax[0].imshow(
         np.hstack([ds["shared_noisy"].values, ds["shared_segmentation"].values]), cmap="gray"
     )
@@ -608,18 +580,9 @@ def _plot_smooth(ds, ax=None):
     ax[0].axis("off")
     s = ds["noise"].values
     done = ds["sim_done"]
-    n = done.sum("seed")
     for j, m in enumerate(ds["method"].values):
-        a = ds["sim_accuracy"].sel({"method": m}).where(done)
-        ax[1].errorbar(
-            s,
-            a.mean("seed"),
-            a.std("seed", ddof=1) / np.sqrt(n),
-            fmt="o-",
-            color=f"C{j}",
-            label=str(m),
-            capsize=2,
-        )
+        mean, se = mean_se(ds["sim_accuracy"].sel({"method": m}).where(done))
+        plot_simulation(ax[1], s, mean, se, linestyle="-", color=f"C{j}", label=str(m))
     ax[1].set_xlabel("noise σ (levels 0, 1, 2)")
     ax[1].set_ylabel("accuracy vs the regions")
     ax[1].legend(fontsize=8)
@@ -652,41 +615,39 @@ def _smooth_checks(settings):
     return checks
 
 
-SMOOTH = register(
-    FigureSpec(
-        name="sampling-smooth-kmeans",
-        paper=PAPER,
-        citation=CITATION,
-        figure="§6.6: smooth k-means",
-        caption=(
-            "A three-region image (background 0, the horse 1, a disc 2; the horse's 328 × 400 "
-            "grid taken every 2nd pixel, every 4th in quick mode) "
-            "with Gaussian noise σ, segmented pixel by pixel by k-means (10 starts) and by "
-            "smooth k-means (λ = 1 per disagreeing 4-neighbour pair, annealed mean field, "
-            "cooling rate 0.8); "
-            "accuracy against the regions after the best matching of labels."
-        ),
-        grid={"noise": (0.4, 0.6, 0.8, 1.0)},
-        settings={
-            "quick": {"n_seeds": 10, "smoothness": 1.0, "cooling_rate": 0.8, "step": 4},
-            "full": {"n_seeds": 16, "smoothness": 1.0, "cooling_rate": 0.8, "step": 2},
-        },
-        outputs={
-            "sim_accuracy": ("method",),
-            "sim_seconds": ("method",),
-            "shared_noisy": ("row", "col"),
-            "shared_segmentation": ("row", "col"),
-        },
-        coords=lambda s: {
-            "method": np.array(["smooth k-means", "k-means"]),
-            "row": np.arange(-(-_HORSE_SHAPE[0] // s["step"])),
-            "col": np.arange(-(-_HORSE_SHAPE[1] // s["step"])),
-        },
-        shared=_smooth_shared,
-        simulation=_smooth_simulation,
-        requires=("skimage",),
-        plot=_plot_smooth,
-        checks=_smooth_checks,
-        base_seed=20261204,
-    )
+SMOOTH = FigureSpec(
+    name="sampling-smooth-kmeans",
+    paper=PAPER,
+    citation=CITATION,
+    figure="§6.6: smooth k-means",
+    caption=(
+        "A three-region image (background 0, the horse 1, a disc 2; the horse's 328 × 400 "
+        "grid taken every 2nd pixel, every 4th in quick mode) "
+        "with Gaussian noise σ, segmented pixel by pixel by k-means (10 starts) and by "
+        "smooth k-means (λ = 1 per disagreeing 4-neighbour pair, annealed mean field, "
+        "cooling rate 0.8); "
+        "accuracy against the regions after the best matching of labels."
+    ),
+    grid={"noise": (0.4, 0.6, 0.8, 1.0)},
+    settings={
+        "quick": {"n_seeds": 10, "smoothness": 1.0, "cooling_rate": 0.8, "step": 4},
+        "full": {"n_seeds": 16, "smoothness": 1.0, "cooling_rate": 0.8, "step": 2},
+    },
+    outputs={
+        "sim_accuracy": ("method",),
+        "sim_seconds": ("method",),
+        "shared_noisy": ("row", "col"),
+        "shared_segmentation": ("row", "col"),
+    },
+    coords=lambda s: {
+        "method": np.array(["smooth k-means", "k-means"]),
+        "row": np.arange(-(-_HORSE_SHAPE[0] // s["step"])),
+        "col": np.arange(-(-_HORSE_SHAPE[1] // s["step"])),
+    },
+    shared=_smooth_shared,
+    simulation=_smooth_simulation,
+    requires=("skimage",),
+    plot=_plot_smooth,
+    checks=_smooth_checks,
+    base_seed=20261204,
 )

@@ -45,7 +45,7 @@ import warnings
 
 import numpy as np
 
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import subplots
 from statmechlearn.experiments._spec import Derived, FigureSpec, Measurement, measure
 from statmechlearn.experiments.sparse_bayes_uda import CITATION, PAPER
 
@@ -231,11 +231,7 @@ def plot_table1(ds, ax=None):
     -------
     ndarray of Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 3, figsize=(15, 4.2), constrained_layout=True)
-    ax = np.asarray(ax)
+    _, ax = subplots(ax, 1, 3, figsize=(15, 4.2))
     x = np.arange(len(METHODS))
     ours = [100 * np.mean(_errors(ds, m)) for m in METHODS]
     sd = [100 * np.std(_errors(ds, m), ddof=1) for m in METHODS]
@@ -522,44 +518,42 @@ def _checks(settings):
     return checks
 
 
-TABLE1 = register(
-    FigureSpec(
-        name="sparse-table1",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Table 1, Figs. 5–6 and §5",
-        caption=(
-            "Colon-cancer microarray data (Alon et al.; 22 normal, 40 tumour tissues — "
-            "the paper's 20/42 is a slip), centred over all 62 tissues and rows scaled to "
-            "norm √2000 (§5), random 42/20 training/test splits. SBC: C and κ by the "
-            "leave-one-out error eq. (56) over the paper's grid, ties to the first grid point "
-            "(SBC: the paper's undamped iteration, 100 updates; SBC damped: the converged "
-            "fixed point); variants with κ = 0.4 and "
-            "with whitened training data; FDA: Fisher discriminant (scikit-learn LDA) on the "
-            "sphered and on the whitened data; SBL: Tipping's RVM classifier with an ARD prior "
-            "on the genes (Laplace approximation); majority: the chance level. Middle and "
-            "right: C (Fig. 5) and κ (Fig. 6) chosen per split."
-        ),
-        grid={"split": ("random",)},
-        settings={"quick": {"n_seeds": 12}, "full": {"n_seeds": 200}},
-        outputs={
-            "sim_error": ("classifier",),
-            "sim_C": ("variant",),
-            "sim_kappa": ("variant",),
-            "sim_n_relevant": (),
-            "shared_class_size": ("tissue",),
-            "shared_first_values": ("gene",),
-        },
-        coords=lambda s: {
-            "classifier": np.array(METHODS),
-            "variant": np.array(VARIANTS),
-            "tissue": np.array(["normal", "tumour"]),
-            "gene": np.arange(3),
-        },
-        shared=_shared,
-        simulation=_simulation,
-        plot=plot_table1,
-        checks=_checks,
-        base_seed=19990601,
-    )
+TABLE1 = FigureSpec(
+    name="sparse-table1",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Table 1, Figs. 5–6 and §5",
+    caption=(
+        "Colon-cancer microarray data (Alon et al.; 22 normal, 40 tumour tissues — "
+        "the paper's 20/42 is a slip), centred over all 62 tissues and rows scaled to "
+        "norm √2000 (§5), random 42/20 training/test splits. SBC: C and κ by the "
+        "leave-one-out error eq. (56) over the paper's grid, ties to the first grid point "
+        "(SBC: the paper's undamped iteration, 100 updates; SBC damped: the converged "
+        "fixed point); variants with κ = 0.4 and "
+        "with whitened training data; FDA: Fisher discriminant (scikit-learn LDA) on the "
+        "sphered and on the whitened data; SBL: Tipping's RVM classifier with an ARD prior "
+        "on the genes (Laplace approximation); majority: the chance level. Middle and "
+        "right: C (Fig. 5) and κ (Fig. 6) chosen per split."
+    ),
+    grid={"split": ("random",)},
+    settings={"quick": {"n_seeds": 12}, "full": {"n_seeds": 200}},
+    outputs={
+        "sim_error": ("classifier",),
+        "sim_C": ("variant",),
+        "sim_kappa": ("variant",),
+        "sim_n_relevant": (),
+        "shared_class_size": ("tissue",),
+        "shared_first_values": ("gene",),
+    },
+    coords=lambda s: {
+        "classifier": np.array(METHODS),
+        "variant": np.array(VARIANTS),
+        "tissue": np.array(["normal", "tumour"]),
+        "gene": np.arange(3),
+    },
+    shared=_shared,
+    simulation=_simulation,
+    plot=plot_table1,
+    checks=_checks,
+    base_seed=19990601,
 )

@@ -7,8 +7,6 @@ Table 1 (colon-cancer microarray data, shipped with the package:
 :mod:`statmechlearn.experiments.sparse_bayes_colon`).
 """
 
-import math
-
 import numpy as np
 
 from statmechlearn.experiments._finite_size import (
@@ -17,7 +15,7 @@ from statmechlearn.experiments._finite_size import (
     plot_extrapolation,
     seeds_for,
 )
-from statmechlearn.experiments._registry import register
+from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec
 
 __all__ = [
@@ -83,11 +81,7 @@ def plot_fig1(ds, ax=None):
     -------
     ndarray of Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
-    ax = np.asarray(ax)
+    _, ax = subplots(ax, 1, 2, figsize=(10, 4))
     for j, (var, title) in enumerate(
         (("theory_eps_sbc", "(a) SBC"), ("theory_eps_gibbs", "(b) Gibbs learning"))
     ):
@@ -157,36 +151,34 @@ def _fig1_checks(settings):
     return checks
 
 
-FIG1 = register(
-    FigureSpec(
-        name="sparse-fig1",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 1",
-        caption=(
-            "Generalisation error vs the student's active fraction C from the replica-symmetric "
-            "saddle point (eqs. 11, 14–18), α = M/N = 1, κ = 0.05, teacher sparsity C_t = 0.1, "
-            "0.2, 0.3 (dotted lines; triangles mark each curve's minimum on the grid). (a) The "
-            "sparse Bayesian classifier is best at C = C_t; (b) Gibbs learning is not."
-        ),
-        grid={"C_t": _FIG1_CT, "C": _FIG1_C},
-        settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
-        outputs={
-            "theory_eps_sbc": (),
-            "theory_eps_gibbs": (),
-            "theory_R": (),
-            "theory_Q": (),
-            "theory_R_hat": (),
-            "theory_Q_hat": (),
-            "theory_F": (),
-            "shared_C_opt": ("c_teacher",),
-        },
-        coords=lambda s: {"c_teacher": np.array(_FIG1_CT)},
-        theory=_fig1_theory,
-        shared=_fig1_shared,
-        plot=plot_fig1,
-        checks=_fig1_checks,
-    )
+FIG1 = FigureSpec(
+    name="sparse-fig1",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 1",
+    caption=(
+        "Generalisation error vs the student's active fraction C from the replica-symmetric "
+        "saddle point (eqs. 11, 14–18), α = M/N = 1, κ = 0.05, teacher sparsity C_t = 0.1, "
+        "0.2, 0.3 (dotted lines; triangles mark each curve's minimum on the grid). (a) The "
+        "sparse Bayesian classifier is best at C = C_t; (b) Gibbs learning is not."
+    ),
+    grid={"C_t": _FIG1_CT, "C": _FIG1_C},
+    settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
+    outputs={
+        "theory_eps_sbc": (),
+        "theory_eps_gibbs": (),
+        "theory_R": (),
+        "theory_Q": (),
+        "theory_R_hat": (),
+        "theory_Q_hat": (),
+        "theory_F": (),
+        "shared_C_opt": ("c_teacher",),
+    },
+    coords=lambda s: {"c_teacher": np.array(_FIG1_CT)},
+    theory=_fig1_theory,
+    shared=_fig1_shared,
+    plot=plot_fig1,
+    checks=_fig1_checks,
 )
 
 
@@ -235,7 +227,7 @@ def _fig3_simulation(point, settings, rng):
 
 
 def plot_fig3(ds, ax=None):
-    """ε_g after t updates: state evolution (lines) and the algorithm (95% intervals).
+    """ε_g after t updates: state evolution (lines) and the algorithm (mean ± SE).
 
     Parameters
     ----------
@@ -246,18 +238,16 @@ def plot_fig3(ds, ax=None):
     -------
     Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4.2), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(6, 4.2))
     t = ds["t"].values
     done = ds["sim_done"]
     for i, C in enumerate(ds["C"].values):
-        ax.plot(t, ds["theory_eps"].sel(C=C), f"C{i}-", label=f"C = {C:g}, state evolution")
-        sim = ds["sim_eps"].sel(C=C).where(done.sel(C=C))
-        n = int(done.sel(C=C).sum())
-        err = 1.96 * sim.std("seed", ddof=1) / math.sqrt(max(n, 1))
-        ax.errorbar(t, sim.mean("seed"), yerr=err, fmt=f"C{i}o", ms=3, capsize=2)
+        plot_theory(
+            ax, t, ds["theory_eps"].sel(C=C), color=f"C{i}", label=f"C = {C:g}, state evolution"
+        )
+        mean, se = mean_se(ds["sim_eps"].sel(C=C).where(done.sel(C=C)))
+        plot_simulation(ax, t, mean, se, color=f"C{i}", markersize=3, label=None)
+    plot_simulation(ax, [], [], [], color="k", markersize=3, label="simulation, mean ± SE")
     ax.set_xlabel("update t")
     ax.set_ylabel("ε_g")
     ax.set_title(
@@ -283,39 +273,37 @@ def _fig3_checks(settings):
     return checks
 
 
-FIG3 = register(
-    FigureSpec(
-        name="sparse-fig3",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 3",
-        caption=(
-            "Generalisation error of the O(NM) message-passing algorithm (eqs. 40–41, "
-            "undamped, from m = 0) after t updates, C_t = 0.2, α = 1, κ = 0.05, C = 0.1, 0.2, "
-            "0.3. Lines: state evolution eqs. (47)–(55) with R = ⟨w_o m⟩ (the Stein term of "
-            "eq. 53 kept) from R = Q = 0; points: mean over runs with 95% intervals, ε_g of "
-            "each run from its own R, Q and teacher norm."
-        ),
-        grid={"C": _FIG3_C},
-        settings={
-            "quick": {"n_seeds": 20, "n_features": 1000, "n_iter": 10},
-            "full": {"n_seeds": 100, "n_features": 2000, "n_iter": 10},
-        },
-        outputs={
-            "theory_eps": ("t",),
-            "theory_R": ("t",),
-            "theory_Q": ("t",),
-            "sim_eps": ("t",),
-            "sim_R": ("t",),
-            "sim_Q": ("t",),
-        },
-        coords=lambda s: {"t": np.arange(1, s["n_iter"] + 1)},
-        theory=_fig3_theory,
-        simulation=_fig3_simulation,
-        plot=plot_fig3,
-        checks=_fig3_checks,
-        base_seed=20050301,
-    )
+FIG3 = FigureSpec(
+    name="sparse-fig3",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 3",
+    caption=(
+        "Generalisation error of the O(NM) message-passing algorithm (eqs. 40–41, "
+        "undamped, from m = 0) after t updates, C_t = 0.2, α = 1, κ = 0.05, C = 0.1, 0.2, "
+        "0.3. Lines: state evolution eqs. (47)–(55) with R = ⟨w_o m⟩ (the Stein term of "
+        "eq. 53 kept) from R = Q = 0; points: mean ± SE over runs, ε_g of "
+        "each run from its own R, Q and teacher norm."
+    ),
+    grid={"C": _FIG3_C},
+    settings={
+        "quick": {"n_seeds": 20, "n_features": 1000, "n_iter": 10},
+        "full": {"n_seeds": 100, "n_features": 2000, "n_iter": 10},
+    },
+    outputs={
+        "theory_eps": ("t",),
+        "theory_R": ("t",),
+        "theory_Q": ("t",),
+        "sim_eps": ("t",),
+        "sim_R": ("t",),
+        "sim_Q": ("t",),
+    },
+    coords=lambda s: {"t": np.arange(1, s["n_iter"] + 1)},
+    theory=_fig3_theory,
+    simulation=_fig3_simulation,
+    plot=plot_fig3,
+    checks=_fig3_checks,
+    base_seed=20050301,
 )
 
 
@@ -356,25 +344,16 @@ def plot_fig4(ds, ax=None):
     -------
     Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6, 4.2), constrained_layout=True)
+    _, ax = subplots(ax, figsize=(6, 4.2))
     done = ds["sim_done"]
     C = ds["C"].values
-    ax.plot(C, ds["theory_eps"], "k-", label="ε_g, replica (RS)")
-    n = done.sum("seed")
-    for var, fmt, label in (("sim_eps", "o", "ε_g of the algorithm"), ("sim_loo", "+", "LOOE")):
-        sim = ds[var].where(done)
-        ax.errorbar(
-            C,
-            sim.mean("seed"),
-            yerr=sim.std("seed", ddof=1) / np.sqrt(n),
-            fmt=fmt,
-            ms=6,
-            capsize=2,
-            label=label,
-        )
+    plot_theory(ax, C, ds["theory_eps"], color="k", label="ε_g, replica (RS) theory")
+    for var, marker, label in (
+        ("sim_eps", "o", "ε_g of the algorithm (simulation)"),
+        ("sim_loo", "+", "LOOE (simulation)"),
+    ):
+        mean, se = mean_se(ds[var].where(done))
+        plot_simulation(ax, C, mean, se, marker=marker, markersize=6, label=label)
     ax.axvline(_FIG4_CT, color="0.6", ls=":", lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("C")
@@ -440,31 +419,29 @@ def _fig4_checks(settings):
     return checks
 
 
-FIG4 = register(
-    FigureSpec(
-        name="sparse-fig4",
-        paper=PAPER,
-        citation=CITATION,
-        figure="Fig. 4",
-        caption=(
-            "Generalisation error of the SBC from the replica-symmetric theory (line) and the "
-            "leave-one-out error eq. (56) of the O(NM) algorithm (+), computed from its cavity "
-            "stabilities without refitting, with the algorithm's own ε_g (o); C_t = 0.1, α = 1, "
-            "κ = 0.05. Mean ± SE over runs. The LOO error tracks ε_g and is least near C = C_t."
-        ),
-        grid={"C": _FIG4_C},
-        settings={
-            "quick": {"n_seeds": 16, "n_features": 1000, "max_iter": 300},
-            "full": {"n_seeds": 20, "n_features": 2000, "max_iter": 300},
-        },
-        outputs={"theory_eps": (), "sim_loo": (), "sim_eps": (), "sim_converged": ()},
-        coords=lambda s: {},
-        theory=_fig4_theory,
-        simulation=_fig4_simulation,
-        plot=plot_fig4,
-        checks=_fig4_checks,
-        base_seed=20050401,
-    )
+FIG4 = FigureSpec(
+    name="sparse-fig4",
+    paper=PAPER,
+    citation=CITATION,
+    figure="Fig. 4",
+    caption=(
+        "Generalisation error of the SBC from the replica-symmetric theory (line) and the "
+        "leave-one-out error eq. (56) of the O(NM) algorithm (+), computed from its cavity "
+        "stabilities without refitting, with the algorithm's own ε_g (o); C_t = 0.1, α = 1, "
+        "κ = 0.05. Mean ± SE over runs. The LOO error tracks ε_g and is least near C = C_t."
+    ),
+    grid={"C": _FIG4_C},
+    settings={
+        "quick": {"n_seeds": 16, "n_features": 1000, "max_iter": 300},
+        "full": {"n_seeds": 20, "n_features": 2000, "max_iter": 300},
+    },
+    outputs={"theory_eps": (), "sim_loo": (), "sim_eps": (), "sim_converged": ()},
+    coords=lambda s: {},
+    theory=_fig4_theory,
+    simulation=_fig4_simulation,
+    plot=plot_fig4,
+    checks=_fig4_checks,
+    base_seed=20050401,
 )
 
 
@@ -513,11 +490,7 @@ def plot_fss(ds, ax=None):
     -------
     ndarray of Axes
     """
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(1, 2, figsize=(10, 4), constrained_layout=True)
-    ax = np.asarray(ax)
+    _, ax = subplots(ax, 1, 2, figsize=(10, 4))
     theory = float(ds["theory_eps"].isel(n_features=0))
     for a, (var, label) in zip(
         ax, (("sim_eps", "ε_g of the algorithm"), ("sim_loo", "LOO error eq. (56)")), strict=True
@@ -565,32 +538,30 @@ def _fss_checks(settings):
     ]
 
 
-FSS = register(
-    FigureSpec(
-        name="sparse-fss",
-        paper=PAPER,
-        citation=CITATION,
-        figure="finite size (Fig. 4 at C = C_t)",
-        caption=(
-            "Finite-size scaling of the O(NM) algorithm's fixed point at C = C_t = 0.1, α = 1, "
-            "κ = 0.05 (the minimum of Fig. 4): its generalisation error (left) and "
-            "leave-one-out error eq. (56) (right) at a ladder of N = M, with more runs at small "
-            "N (equal standard error per rung), fitted by ε(N) = ε∞ + b/N; star: the replica "
-            "(RS) ε_g. Quick: N = 250–2000; full: N = 250–4000."
-        ),
-        grid={"n_features": FSS_LADDER},
-        settings={
-            # runs: quick 320, 160, 80, 40 at N = 250 ... 2000; full 1600 ... 100 at 4000
-            "quick": {"n_seeds": 320, "n_max": 2000, "max_iter": 300},
-            "full": {"n_seeds": 1600, "n_max": 4000, "max_iter": 300},
-        },
-        outputs={"theory_eps": (), "sim_eps": (), "sim_loo": (), "sim_converged": ()},
-        coords=lambda s: {},
-        theory=_fss_theory,
-        simulation=_fss_simulation,
-        seeds=_fss_seeds,
-        plot=plot_fss,
-        checks=_fss_checks,
-        base_seed=20050501,
-    )
+FSS = FigureSpec(
+    name="sparse-fss",
+    paper=PAPER,
+    citation=CITATION,
+    figure="finite size (Fig. 4 at C = C_t)",
+    caption=(
+        "Finite-size scaling of the O(NM) algorithm's fixed point at C = C_t = 0.1, α = 1, "
+        "κ = 0.05 (the minimum of Fig. 4): its generalisation error (left) and "
+        "leave-one-out error eq. (56) (right) at a ladder of N = M, with more runs at small "
+        "N (equal standard error per rung), fitted by ε(N) = ε∞ + b/N; star: the replica "
+        "(RS) ε_g. Quick: N = 250–2000; full: N = 250–4000."
+    ),
+    grid={"n_features": FSS_LADDER},
+    settings={
+        # runs: quick 320, 160, 80, 40 at N = 250 ... 2000; full 1600 ... 100 at 4000
+        "quick": {"n_seeds": 320, "n_max": 2000, "max_iter": 300},
+        "full": {"n_seeds": 1600, "n_max": 4000, "max_iter": 300},
+    },
+    outputs={"theory_eps": (), "sim_eps": (), "sim_loo": (), "sim_converged": ()},
+    coords=lambda s: {},
+    theory=_fss_theory,
+    simulation=_fss_simulation,
+    seeds=_fss_seeds,
+    plot=plot_fss,
+    checks=_fss_checks,
+    base_seed=20050501,
 )
