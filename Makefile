@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: venv reproduce reproduce-full test lint clean
+.PHONY: venv reproduce reproduce-full test test-floors lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,9 +28,13 @@ test: $(STAMP)
 	bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest
 
+## The fast part of the suite on the lowest dependency versions pyproject.toml declares.
+test-floors: $(STAMP)
+	bash scripts/test-floors.sh
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 
 clean:
-	rm -rf $(VENV) results .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-floors results .pytest_cache .ruff_cache
