@@ -345,8 +345,8 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
     >>> from statmechlearn.cluster import CorrelationClustering
     >>> S = -np.ones((4, 4)); S[:2, :2] = S[2:, 2:] = 1
     >>> cc = CorrelationClustering(random_state=0).fit(S)
-    >>> cc.n_clusters_, cc.labels_[0] == cc.labels_[1] != cc.labels_[2] == cc.labels_[3]
-    (2, np.True_)
+    >>> cc.n_clusters_, bool(cc.labels_[0] == cc.labels_[1] != cc.labels_[2] == cc.labels_[3])
+    (2, True)
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -55,6 +55,10 @@ def _posterior_mode(Phi, s, prec, w):
         ``Phi^T B Phi + diag(prec)`` at the mode, and whether the Newton
         decrement fell below its tolerance.
     """
+    if w.size == 0:
+        # no active basis function: the mode is the empty vector (SciPy < 1.12's
+        # LAPACK wrappers reject the 0 x 0 solve the loop would attempt)
+        return w, np.zeros(Phi.shape[0]), np.zeros((0, 0)), True
     t = 0.5 * (s + 1.0)
     f = Phi @ w
     obj = _log_likelihood(f, s) - 0.5 * float(prec @ (w * w))
@@ -172,7 +176,8 @@ class _Model:
         """
         t = 0.5 * (self.s + 1.0)
         Z = self.X.T @ (self.B[:, None] * self.Phi)
-        V = solve_triangular(self.chol, Z.T, lower=True)
+        # an empty model gives no correction (SciPy < 1.12 rejects the 0 x 0 solve)
+        V = solve_triangular(self.chol, Z.T, lower=True) if Z.shape[1] else Z.T
         S = np.maximum(self.B @ (self.X * self.X) - np.sum(V * V, axis=0), 0.0)
         Q = self.X.T @ (t - self.y)
         s, q = S.copy(), Q.copy()
@@ -410,7 +415,8 @@ class RVMClassifier(ClassifierMixin, BaseEstimator):
         coef[active] = w
         alpha = np.full(X.shape[1], np.inf)
         alpha[active] = model.alpha[order] * scale[active] ** 2
-        Sigma = cho_solve((model.chol, True), np.eye(model.chol.shape[0]))
+        n_basis = model.chol.shape[0]
+        Sigma = cho_solve((model.chol, True), np.eye(n_basis)) if n_basis else np.zeros((0, 0))
         self.coef_ = coef[None, :]
         self.intercept_ = np.array(
             [model.w[0] / np.sqrt(X.shape[0]) - float(mean @ coef) if self.fit_intercept else 0.0]
