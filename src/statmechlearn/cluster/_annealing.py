@@ -19,8 +19,8 @@ from sklearn.utils.validation import check_is_fitted
 from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE
-from statmechlearn.cluster._checks import check_scale, validate_X
+from statmechlearn._core.validation import RANDOM_STATE, validate_named
+from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._gibbs import (
     gibbs_fixed_point,
     gibbs_pass,
@@ -283,7 +283,7 @@ class DeterministicAnnealing(
         self : DeterministicAnnealing
             Fitted estimator.
         """
-        X = check_scale(validate_X(self, X, dtype=np.float64))
+        X = check_scale(validate_named(self, X, dtype=np.float64))
         n = X.shape[0]
         if self.n_clusters > n:
             raise ValueError(
@@ -590,7 +590,7 @@ class DeterministicAnnealing(
     def _validate(self, X):
         """Validated X, shifted by the training mean like the fit's distances."""
         check_is_fitted(self)
-        return validate_X(self, X, dtype=np.float64, reset=False) - self._train_mean
+        return validate_named(self, X, dtype=np.float64, reset=False) - self._train_mean
 
     def predict_proba(self, X):
         """Gibbs assignment probabilities at the final temperature.

@@ -1,4 +1,4 @@
-"""Input checks of the clusterers: messages that name X, and its representable range.
+"""The representable range of the clusterers' data (X is named by ``validate_named``).
 
 The squared-distance clusterers work with ``|x - y|^2``, temperatures and
 distortions in the same units, and sums of them over the samples. Data of
@@ -9,12 +9,9 @@ temperatures and distortions must be returned in the units of the data;
 so data outside the range are refused with the remedy.
 """
 
-import re
-
 import numpy as np
-from sklearn.utils.validation import validate_data
 
-__all__ = ["MAX_ABS", "MIN_SPREAD", "check_scale", "validate_X"]
+__all__ = ["MAX_ABS", "MIN_SPREAD", "check_scale"]
 
 MAX_ABS = 1e100
 MIN_SPREAD = 1e-100
@@ -52,29 +49,3 @@ def check_scale(X, name="X"):
             f"multiply {name} (and the parameters in its units) by a constant"
         )
     return X
-
-
-def validate_X(estimator, X, **kwargs):
-    """scikit-learn's ``validate_data`` whose every error names the parameter ``X``.
-
-    Some of scikit-learn's messages ("Expected 2D array", "Found array with 0
-    sample(s)") do not say which argument they are about; those are prefixed
-    with it, the rest pass unchanged.
-
-    Parameters
-    ----------
-    estimator : BaseEstimator
-    X : array-like
-    **kwargs
-        Passed to :func:`sklearn.utils.validation.validate_data`.
-
-    Returns
-    -------
-    ndarray
-    """
-    try:
-        return validate_data(estimator, X, **kwargs)
-    except ValueError as exc:
-        if re.search(r"\bX\b", str(exc)):
-            raise
-        raise ValueError(f"X is invalid for {type(estimator).__name__}: {exc}") from exc

@@ -31,8 +31,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.information import xlogy_sum
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE, check_array_finite, check_int, check_real
-from statmechlearn.cluster._checks import validate_X
+from statmechlearn._core.validation import (
+    RANDOM_STATE,
+    check_array_finite,
+    check_int,
+    check_real,
+    validate_named,
+)
 from statmechlearn.cluster._maxent import (
     anneal,
     assignment_entropy,
@@ -263,7 +268,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         return _positive_only_tags(super().__sklearn_tags__())
 
     def _histograms(self, X, reset):
-        X = validate_X(self, X, dtype=float, reset=reset, ensure_all_finite=True)
+        X = validate_named(self, X, dtype=float, reset=reset, ensure_all_finite=True)
         cond, _ = _check_counts(X + self.smoothing)
         return cond
 
@@ -561,7 +566,7 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_X(self, X, dtype=float, ensure_all_finite=True)
+        X = validate_named(self, X, dtype=float, ensure_all_finite=True)
         joint = _check_joint(X, self.normalize)
         px = joint.sum(axis=1)
         if np.any(px <= 0):
@@ -633,7 +638,7 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         ndarray of shape (n_samples, n_clusters)
         """
         check_is_fitted(self)
-        X = validate_X(self, X, dtype=float, reset=False, ensure_all_finite=True)
+        X = validate_named(self, X, dtype=float, reset=False, ensure_all_finite=True)
         cond, _ = _check_counts(X)
         cost = _kl_cost(cond, _neg_entropy_rows(cond), self.p_y_given_t_)
         log_w = np.log(np.maximum(self.p_t_, _TINY))

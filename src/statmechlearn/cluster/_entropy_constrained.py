@@ -30,8 +30,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE
-from statmechlearn.cluster._checks import check_scale, validate_X
+from statmechlearn._core.validation import RANDOM_STATE, validate_named
+from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._maxent import (
     gibbs_assignments,
     information_free_energy,
@@ -163,7 +163,7 @@ class EntropyConstrainedClustering(
         -------
         self
         """
-        X = check_scale(validate_X(self, X, dtype=float, ensure_min_samples=2))
+        X = check_scale(validate_named(self, X, dtype=float, ensure_min_samples=2))
         n = X.shape[0]
         if self.max_clusters > n:
             raise ValueError(f"max_clusters={self.max_clusters} must be <= n_samples={n}")
@@ -247,7 +247,7 @@ class EntropyConstrainedClustering(
         ndarray of shape (n_samples, n_clusters_)
         """
         check_is_fitted(self)
-        X = validate_X(self, X, dtype=float, reset=False)
+        X = validate_named(self, X, dtype=float, reset=False)
         code_length = -np.log(self.weights_)
         return squared_distances(X, self.cluster_centers_) + self.entropy_weight * code_length
 

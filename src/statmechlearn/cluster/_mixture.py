@@ -23,9 +23,10 @@ from statmechlearn._core.validation import (
     check_int,
     check_magnitude,
     check_real,
+    validate_named,
 )
 from statmechlearn.cluster._annealing import DeterministicAnnealing
-from statmechlearn.cluster._checks import check_scale, validate_X
+from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_statistics
 
 __all__ = ["EqualWidthMixture", "TwoCentreFixedPoints", "two_centre_fixed_points"]
@@ -201,7 +202,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         -------
         self : EqualWidthMixture
         """
-        X = check_scale(validate_X(self, X, dtype=np.float64))
+        X = check_scale(validate_named(self, X, dtype=np.float64))
         self._check_components(X)
         with warnings.catch_warnings():
             # coincident means are a legitimate ML solution above the split width
@@ -260,7 +261,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
 
     def _validate(self, X):
         check_is_fitted(self)
-        return validate_X(self, X, dtype=np.float64, reset=False)
+        return validate_named(self, X, dtype=np.float64, reset=False)
 
     def _posterior(self, X):
         da = self._fitted_annealer

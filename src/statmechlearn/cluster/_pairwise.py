@@ -36,8 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE, check_array_finite
-from statmechlearn.cluster._checks import validate_X
+from statmechlearn._core.validation import RANDOM_STATE, check_array_finite, validate_named
 from statmechlearn.cluster._maxent import (
     gibbs_assignments,
     information_free_energy,
@@ -111,9 +110,9 @@ def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8):
 def _dissimilarities(est, X, reset):
     """``D`` from ``X``: the matrix itself (``metric="precomputed"``) or pairwise distances."""
     if est.metric == "precomputed":
-        X = validate_X(est, X, dtype=float, reset=reset, ensure_min_samples=2)
+        X = validate_named(est, X, dtype=float, reset=reset, ensure_min_samples=2)
         return check_dissimilarity(X, "X"), None
-    X = validate_X(est, X, dtype=float, reset=reset, ensure_min_samples=2)
+    X = validate_named(est, X, dtype=float, reset=reset, ensure_min_samples=2)
     if est.metric == "sqeuclidean":
         D = euclidean_distances(X, squared=True)
     else:
@@ -499,7 +498,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         check_is_fitted(self)
         n = self._D.shape[0]
         if self.metric != "precomputed":
-            X = validate_X(self, X, dtype=float, reset=False)
+            X = validate_named(self, X, dtype=float, reset=False)
             if self.metric == "sqeuclidean":
                 X = euclidean_distances(X, self._X_fit, squared=True)
             else:

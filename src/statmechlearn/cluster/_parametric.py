@@ -29,8 +29,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE, check_array_finite
-from statmechlearn.cluster._checks import validate_X
+from statmechlearn._core.validation import RANDOM_STATE, check_array_finite, validate_named
 from statmechlearn.cluster._distributional import (
     _check_counts,
     _kl_cost,
@@ -305,7 +304,7 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_X(self, X, dtype=float, ensure_min_samples=2)
+        X = validate_named(self, X, dtype=float, ensure_min_samples=2)
         cond, _ = _check_counts(X)
         n, m = cond.shape
         if self.n_clusters > n:
@@ -370,7 +369,7 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
 
     def _cost(self, X):
         check_is_fitted(self)
-        X = validate_X(self, X, dtype=float, reset=False)
+        X = validate_named(self, X, dtype=float, reset=False)
         cond, _ = _check_counts(X)
         return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_distributions_)
 

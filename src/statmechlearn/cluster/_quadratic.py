@@ -29,8 +29,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE, check_array_finite, check_magnitude
-from statmechlearn.cluster._checks import validate_X
+from statmechlearn._core.validation import (
+    RANDOM_STATE,
+    check_array_finite,
+    check_magnitude,
+    validate_named,
+)
 from statmechlearn.cluster._maxent import (
     gibbs_assignments,
     information_free_energy,
@@ -157,7 +161,7 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_X(self, X, dtype=float)
+        X = validate_named(self, X, dtype=float)
         E = _unit_rows(X)
         n = E.shape[0]
         if self.n_clusters > n:
@@ -210,7 +214,7 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
         ndarray of shape (n_samples, n_found)
         """
         check_is_fitted(self)
-        E = _unit_rows(validate_X(self, X, dtype=float, reset=False))
+        E = _unit_rows(validate_named(self, X, dtype=float, reset=False))
         log_w = np.log(np.maximum(self.assignments_.mean(axis=0), _TINY))
         return gibbs_assignments(-E @ self.cluster_directions_.T, self.temperature_, log_w)[0]
 
@@ -226,7 +230,7 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        E = _unit_rows(validate_X(self, X, dtype=float, reset=False))
+        E = _unit_rows(validate_named(self, X, dtype=float, reset=False))
         # Ties (zero rows) go to the largest cluster, as in fit.
         score = E @ self.cluster_directions_.T + 1e-12 * self.assignments_.mean(axis=0)
         return np.argmax(score, axis=1)
@@ -428,7 +432,7 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_X(self, X, dtype=float, ensure_min_samples=2)
+        X = validate_named(self, X, dtype=float, ensure_min_samples=2)
         J = self._couplings(X)
         n = J.shape[0]
         partitioning = self.cost in ("graph_partitioning", "normalized_graph_partitioning")

@@ -11,8 +11,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE
-from statmechlearn.cluster._checks import check_scale, validate_X
+from statmechlearn._core.validation import RANDOM_STATE, validate_named
+from statmechlearn.cluster._checks import check_scale
 from statmechlearn.inference import KMeansCost, sample_assignments
 
 __all__ = ["GibbsSamplerClustering"]
@@ -146,7 +146,7 @@ class GibbsSamplerClustering(ClusterMixin, BaseEstimator):
         -------
         self : GibbsSamplerClustering
         """
-        X = check_scale(validate_X(self, X, dtype=np.float64, ensure_min_samples=2))
+        X = check_scale(validate_named(self, X, dtype=np.float64, ensure_min_samples=2))
         n, k = X.shape[0], self.n_clusters
         if k > n:
             raise ValueError(f"n_clusters={k} must be <= n_samples={n}")
@@ -205,7 +205,7 @@ class GibbsSamplerClustering(ClusterMixin, BaseEstimator):
         ndarray of shape (n_samples, n_clusters)
         """
         check_is_fitted(self)
-        X = validate_X(self, X, dtype=np.float64, reset=False)
+        X = validate_named(self, X, dtype=np.float64, reset=False)
         n_nu = self.cluster_sizes_
         d = np.sum((X[:, None, :] - self.cluster_centers_[None, :, :]) ** 2, axis=-1)
         logits = -(n_nu / (n_nu + 1.0)) * d / self.temperature

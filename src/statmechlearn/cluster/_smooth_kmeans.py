@@ -10,8 +10,8 @@ from sklearn.cluster import kmeans_plusplus
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE
-from statmechlearn.cluster._checks import check_scale, validate_X
+from statmechlearn._core.validation import RANDOM_STATE, validate_named
+from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._maxent import AssignmentPath, effective_clusters
 from statmechlearn.cluster._schedule import GeometricSchedule, run_schedule
 from statmechlearn.inference import PairwiseMRFCost, variational_free_energy
@@ -217,7 +217,7 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
         -------
         self : SmoothKMeans
         """
-        X = check_scale(validate_X(self, X, dtype=np.float64, ensure_min_samples=2))
+        X = check_scale(validate_named(self, X, dtype=np.float64, ensure_min_samples=2))
         n, k = X.shape[0], self.n_clusters
         if k > n:
             raise ValueError(f"n_clusters={k} must be <= n_samples={n}")

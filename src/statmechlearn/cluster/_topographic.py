@@ -35,8 +35,9 @@ from statmechlearn._core.validation import (
     check_array_finite,
     check_magnitude,
     check_real,
+    validate_named,
 )
-from statmechlearn.cluster._checks import check_scale, validate_X
+from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._maxent import (
     AssignmentPath,
     assignment_entropy,
@@ -263,7 +264,7 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         -------
         self
         """
-        X = check_scale(validate_X(self, X, dtype=float, ensure_min_samples=2))
+        X = check_scale(validate_named(self, X, dtype=float, ensure_min_samples=2))
         grid = _grid(self.grid_shape)
         K, n = grid.shape[0], X.shape[0]
         if K > n:
@@ -346,7 +347,7 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
 
     def _check_X(self, X):
         check_is_fitted(self)
-        return validate_X(self, X, dtype=float, reset=False)
+        return validate_named(self, X, dtype=float, reset=False)
 
     @property
     def _n_features_out(self):
