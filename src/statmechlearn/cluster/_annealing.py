@@ -22,8 +22,8 @@ from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import RANDOM_STATE, validate_named
 from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._gibbs import (
-    gibbs_fixed_point,
-    gibbs_pass,
+    _checked_pass,
+    _fixed_point,
     gibbs_statistics,
     posterior,
     statistics_from_pass,
@@ -329,15 +329,16 @@ class DeterministicAnnealing(
         return self
 
     def _iterate(self, X, centers, log_w, T):
-        c, lw, n_it, shift = gibbs_fixed_point(
+        # fit validated X once; the per-temperature calls skip the public checks
+        c, lw, n_it, shift = _fixed_point(
             X,
             centers[None],
             log_w[None],
-            T,
+            float(T),
+            self._x_sq,
             mass_constrained=self.mass_constrained,
             max_iter=self.max_iter,
             tol=self._tol_abs,
-            x_sq=self._x_sq,
             # the annealed path only needs each temperature's minimum; a fixed-T
             # run follows the minimum it starts in, so plain iteration there
             accelerate=self.anneal,
@@ -350,7 +351,9 @@ class DeterministicAnnealing(
     def _statistics(self, X, centers, log_w, T):
         """Path statistics of one Gibbs pass, with the per-cluster mass and distortion."""
         n = X.shape[0]
-        _, mass, dist, log_z, plogp = gibbs_pass(X, centers[None], log_w[None], T, self._x_sq)
+        _, mass, dist, log_z, plogp = _checked_pass(
+            X, centers[None], log_w[None], float(T), self._x_sq
+        )
         stats = statistics_from_pass(n, T, mass, dist, log_z, plogp)
         stats["cluster_mass"], stats["cluster_distortion"] = mass[0], dist[0]
         return stats

@@ -306,6 +306,11 @@ def gibbs_pass(X, centers, log_weights, temperature, x_sq=None):
     """
     X, centers, log_weights, temperature = _check_pass_inputs(X, centers, log_weights, temperature)
     x_sq = _check_x_sq(X, _check_public_x_sq(X, x_sq))
+    return _checked_pass(X, centers, log_weights, temperature, x_sq)
+
+
+def _checked_pass(X, centers, log_weights, temperature, x_sq):
+    """:func:`gibbs_pass` on checked inputs (the estimators' per-temperature call)."""
     return _pass(X, centers, log_weights, temperature, x_sq, with_stats=2)
 
 
@@ -411,6 +416,24 @@ def gibbs_fixed_point(
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     tol = check_real(tol, "tol", minimum=0.0)
     x_sq = _check_x_sq(X, _check_public_x_sq(X, x_sq))
+    return _fixed_point(
+        X,
+        centers,
+        log_weights,
+        temperature,
+        x_sq,
+        mass_constrained=mass_constrained,
+        max_iter=max_iter,
+        tol=tol,
+        accelerate=accelerate,
+    )
+
+
+def _fixed_point(
+    X, centers, log_weights, temperature, x_sq, *, mass_constrained, max_iter, tol, accelerate
+):
+    """:func:`gibbs_fixed_point` on checked inputs: the estimators call it once per
+    temperature, on data they validated once in ``fit``."""
     n = X.shape[0]
 
     def step(c, lw, level=0):
