@@ -66,8 +66,11 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
     (notes §3.4) over partitions of the normalised rows ``e_i = x_i / |x_i|``.
     At inverse temperature ``beta = 1/T`` the auxiliary fields
     ``y_nu = (1/n) sum_i e_i P[i,nu]`` decouple the objects,
-    ``P[i,nu] ∝ p_nu exp(e_i . y_nu / T)``; ``T`` is lowered geometrically
-    and clusters split when unstable. The cost weights clusters by their
+    ``P[i,nu] ∝ p_nu exp((e_i . y_nu - P[i,nu] / n) / T)``, each object's
+    field without its own pull (the naive mean field of §6 on the exact
+    cost; the notes' saddle point keeps the ``1/n`` self term, whose
+    zero-temperature labels need not be local minima of ``R``); ``T`` is
+    lowered geometrically and clusters split when unstable. The cost weights clusters by their
     squared size (the notes warn it favours large clusters): it is the
     demonstration of the linearisation trick more than a method of choice.
 
@@ -168,13 +171,19 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
             raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
         rng = check_random_state(self.random_state)
 
+        # Naive mean field of the exact cost (§6): E_Q|sum_i M e_i|^2 has the variance term
+        # sum_i (P - P^2) |e_i|^2, so an object does not feel its own pull. The notes' saddle
+        # point keeps it (a 1/n stay bonus), whose T -> 0 labels need not be local minima of R.
+        self_weight = np.sum(E * E, axis=1)[:, None] / n
+
         def fields(P):
             Y = P.T @ E / n
-            return -E @ Y.T, np.log(np.maximum(P.mean(axis=0), _TINY))
+            return -E @ Y.T + P * self_weight, np.log(np.maximum(P.mean(axis=0), _TINY))
 
         def free_energy(P, T):
             Y = P.T @ E / n
-            return information_free_energy(P, -0.5 * n * float(np.sum(Y * Y)), T)
+            variance = float(np.sum((P - P * P) * self_weight))
+            return information_free_energy(P, -0.5 * n * float(np.sum(Y * Y)) - 0.5 * variance, T)
 
         # The one-cluster solution splits at T_c = lambda_max of (1/n) sum e e^T minus the
         # mean direction's share; start above the largest eigenvalue.
