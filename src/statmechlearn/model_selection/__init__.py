@@ -15,7 +15,11 @@ bic, mdl, n_parameters, log_likelihood
     Information criteria with the parameter count spelled out per model.
 posterior_agreement, posterior_agreement_path
     Approximation capacity (§8.4) over beta and k for centroid clusterers,
-    or along deterministic annealing's own path (k and beta at once).
+    or along deterministic annealing's own path (k and beta at once);
+    Boltzmann, Fermi or binary approximation weights (§8.2).
+simulate_protocol
+    The two-instance communication protocol of §8.4 simulated: decoding
+    error against the rate, with the union/Markov bound of §8.5.
 
 Information theory
 ------------------
@@ -23,6 +27,8 @@ entropy, conditional_entropy, mutual_information, kl_divergence, cross_entropy
     Shannon quantities of discrete distributions, in bits or nats.
 typical_set, is_typical
     The typical set of an i.i.d. source: exact size, probability, AEP bounds.
+channel_capacity
+    Capacity of a discrete memoryless channel by Blahut–Arimoto, bracketed.
 maximum_entropy
     The largest-entropy distribution matching feature expectations (Gibbs
     form, multipliers from the convex dual by Newton's method).
@@ -38,10 +44,13 @@ from statmechlearn._core.information import (
 from statmechlearn.model_selection._agreement import (
     AnnealedAgreementResult,
     PosteriorAgreementResult,
+    ProtocolResult,
     agreement_capacity,
     posterior_agreement,
     posterior_agreement_path,
+    simulate_protocol,
 )
+from statmechlearn.model_selection._capacity import ChannelCapacity, channel_capacity
 from statmechlearn.model_selection._criteria import bic, log_likelihood, mdl, n_parameters
 from statmechlearn.model_selection._gap import GAP_RULES, GapResult, choose_gap_k, gap_statistic
 from statmechlearn.model_selection._information import TypicalSet, is_typical, typical_set
@@ -62,14 +71,17 @@ __all__ = [
     "GAP_RULES",
     "METHODS",
     "AnnealedAgreementResult",
+    "ChannelCapacity",
     "GapResult",
     "MaxEntDistribution",
     "PosteriorAgreementResult",
+    "ProtocolResult",
     "SelectionResult",
     "StabilityResult",
     "TypicalSet",
     "agreement_capacity",
     "bic",
+    "channel_capacity",
     "choose_gap_k",
     "conditional_entropy",
     "cross_entropy",
@@ -87,6 +99,7 @@ __all__ = [
     "posterior_agreement_path",
     "random_label_disagreement",
     "select_n_clusters",
+    "simulate_protocol",
     "stability",
     "typical_set",
 ]

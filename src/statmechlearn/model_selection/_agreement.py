@@ -28,7 +28,23 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import check_array_finite, check_int, check_magnitude
+from statmechlearn._core.validation import (
+    check_array_finite,
+    check_choice,
+    check_int,
+    check_magnitude,
+    check_real,
+)
+from statmechlearn.model_selection._asc import (
+    CODEBOOKS,
+    METHODS,
+    WEIGHTS,
+    _log_joint_saddle,
+    _log_z_saddle,
+    excess_costs,
+    log_weight_sums,
+    weight_sums_exact,
+)
 from statmechlearn.model_selection._common import (
     check_clusterer,
     check_k_range,
@@ -39,11 +55,13 @@ from statmechlearn.model_selection._common import (
 __all__ = [
     "AnnealedAgreementResult",
     "PosteriorAgreementResult",
+    "ProtocolResult",
     "agreement_capacity",
     "assignment_costs",
     "capacity_from_costs",
     "posterior_agreement",
     "posterior_agreement_path",
+    "simulate_protocol",
 ]
 
 
@@ -88,8 +106,72 @@ def assignment_costs(estimator, X):
     )
 
 
-def capacity_from_costs(costs_a, costs_b, betas):
-    """``I(beta)`` from the assignment costs of two solutions on the same objects.
+def _check_gammas(gammas):
+    if np.iscomplexobj(gammas):
+        raise TypeError("gammas must be real per-object resolutions, got complex values")
+    gammas = np.asarray(gammas, dtype=float)
+    if gammas.ndim != 1 or gammas.size == 0 or not np.all(np.isfinite(gammas)):
+        raise ValueError("gammas must be a non-empty 1-D array of finite values >= 0")
+    if np.any(gammas < 0):
+        raise ValueError("gammas must be a non-empty 1-D array of finite values >= 0")
+    return gammas
+
+
+def _check_family(weights, codebook, method):
+    check_choice(weights, "weights", WEIGHTS)
+    check_choice(codebook, "codebook", CODEBOOKS)
+    check_choice(method, "method", METHODS)
+
+
+def _capacity_matched(Ha, Hb, betas, gammas, weights, codebook, method, bin_width, k):
+    """Capacity of two cost matrices whose columns are already matched (see capacity_from_costs)."""
+    n = Ha.shape[0]
+    # weights are defined on the excess over the best labeling, w(c_perp) = 1 (§8.2)
+    a, b = excess_costs(Ha), excess_costs(Hb)
+    if weights == "boltzmann":
+        la = -betas[:, None, None] * a
+        lb = -betas[:, None, None] * b
+        if codebook == "labelings":
+            la = la - logsumexp(la, axis=-1, keepdims=True)
+            lb = lb - logsumexp(lb, axis=-1, keepdims=True)
+            return math.log(k) + np.mean(logsumexp(la + lb, axis=-1), axis=-1)
+        # partner of object i drawn among all objects: m_nu = mean_j exp(-beta h''_j nu)
+        la = la - la.max(axis=-1, keepdims=True)
+        lb = lb - lb.max(axis=-1, keepdims=True)
+        log_m = logsumexp(lb, axis=-2) - math.log(n)
+        return np.mean(
+            logsumexp(la + lb, axis=-1) - logsumexp(la + log_m[:, None, :], axis=-1), axis=-1
+        )
+    bb = np.full(1, np.inf) if weights == "binary" else betas
+    B, G = np.meshgrid(bb, gammas, indexing="ij")
+    cap = np.zeros(B.size)  # beta = 0: the Fermi weight is 1/2 for every labeling, I = 0
+    live = B.ravel() > 0
+    if live.any():
+        args = (a, b, weights, B.ravel()[live], G.ravel()[live])
+        if method == "exact":
+            parts = weight_sums_exact(*args, codebook=codebook, bin_width=bin_width)
+        else:
+            parts = log_weight_sums(*args, codebook=codebook)
+        log_z_a, log_z_b, log_agree = parts
+        if codebook == "labelings":
+            cap[live] = math.log(k) + (log_agree - log_z_a - log_z_b) / n
+        else:
+            cap[live] = (log_agree - log_z_a) / n
+    return cap.reshape(B.shape)
+
+
+def capacity_from_costs(
+    costs_a,
+    costs_b,
+    betas,
+    *,
+    weights="boltzmann",
+    gammas=None,
+    codebook="labelings",
+    method="saddle",
+    bin_width=None,
+):
+    """``I(beta)`` (or ``I(beta, gamma)``) from the costs of two solutions on the same objects.
 
     The second solution's clusters are matched to the first's by the
     Hungarian method on the confusion of their cheapest clusters.
@@ -98,10 +180,18 @@ def capacity_from_costs(costs_a, costs_b, betas):
     ----------
     costs_a, costs_b : ndarray of shape (n, k_a), (n, k_b)
     betas : array of float
+        Ignored for binary weights.
+    weights : {"boltzmann", "fermi", "binary"}, default="boltzmann"
+    gammas : array of float, optional
+        Per-object resolutions (Fermi and binary weights).
+    codebook : {"labelings", "permutations"}, default="labelings"
+    method : {"saddle", "exact"}, default="saddle"
+    bin_width : float, optional
+        Energy grid of ``method="exact"``.
 
     Returns
     -------
-    ndarray of shape (len(betas),)
+    ndarray of shape (len(betas),), or (len(betas), len(gammas)) (binary: (1, len(gammas)))
     """
     Ha = np.asarray(costs_a, dtype=float)
     Hb = np.asarray(costs_b, dtype=float)
@@ -109,17 +199,23 @@ def capacity_from_costs(costs_a, costs_b, betas):
     np.add.at(C, (Ha.argmin(axis=1), Hb.argmin(axis=1)), 1.0)
     ra, rb = linear_sum_assignment(-C)
     k = max(Ha.shape[1], Hb.shape[1])
-    out = np.empty(len(betas))
-    for j, beta in enumerate(betas):
-        la = -beta * Ha
-        la -= logsumexp(la, axis=1, keepdims=True)
-        lb = -beta * Hb
-        lb -= logsumexp(lb, axis=1, keepdims=True)
-        out[j] = float(np.mean(math.log(k) + logsumexp(la[:, ra] + lb[:, rb], axis=1)))
-    return out
+    betas = np.asarray(betas, dtype=float)
+    return _capacity_matched(
+        Ha[:, ra], Hb[:, rb], betas, gammas, weights, codebook, method, bin_width, k
+    )
 
 
-def agreement_capacity(X, centers_a, centers_b, betas):
+def agreement_capacity(
+    X,
+    centers_a,
+    centers_b,
+    betas,
+    *,
+    weights="boltzmann",
+    gammas=None,
+    codebook="labelings",
+    method="saddle",
+):
     """``I(beta)`` of two sets of code vectors on the objects ``X`` (nats per object).
 
     Parameters
@@ -129,11 +225,36 @@ def agreement_capacity(X, centers_a, centers_b, betas):
         Code vectors from the two halves; ``centers_b`` is matched to
         ``centers_a`` here.
     betas : array of float
-        Inverse temperatures, ``>= 0``.
+        Inverse temperatures, ``>= 0`` (Boltzmann) or sharpness of the
+        Fermi weights; ignored for binary weights.
+    weights : {"boltzmann", "fermi", "binary"}, default="boltzmann"
+        Approximation weights of §8.2 on the excess cost ``dR`` over the best
+        labeling: ``exp(-beta dR)``, ``1 / (1 + exp(beta (dR - n gamma)))``
+        or ``1{dR <= n gamma}``.
+    gammas : array of float, optional
+        Per-object resolutions ``gamma >= 0`` (required for Fermi and binary).
+    codebook : {"labelings", "permutations"}, default="labelings"
+        ``"labelings"``: ``I = (1/n) log(k^n kernel)`` (the notes' ``|C|``);
+        ``"permutations"``: ``I = (1/n) log(kernel / E_tau kernel_tau)`` for
+        object permutations ``tau``, the capacity of the protocol of §8.4.
+    method : {"saddle", "exact"}, default="saddle"
+        How Fermi and binary weight sums are computed (module
+        ``_asc``); Boltzmann sums are exact either way.
 
     Returns
     -------
     ndarray of shape (len(betas),)
+        Or ``(len(betas), len(gammas))`` for Fermi and ``(1, len(gammas))``
+        for binary weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.model_selection import agreement_capacity
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [3.0, 3.0], [3.1, 3.0]])
+    >>> Y = np.array([[0.05, 0.0], [3.05, 3.0]])
+    >>> agreement_capacity(X, Y, Y[::-1], [0.0, 100.0]).round(4)  # 0 and log 2
+    array([0.    , 0.6931])
     """
     X = check_X(X, min_samples=1)
     A = check_array_finite(centers_a, "centers_a", shape=(None, X.shape[1]))
@@ -142,36 +263,54 @@ def agreement_capacity(X, centers_a, centers_b, betas):
         raise ValueError("centers_a must hold at least one code vector")
     check_magnitude(A, "centers_a")
     check_magnitude(B, "centers_b")
+    _check_family(weights, codebook, method)
     betas = _check_betas(betas, X, allow_zero=True)
+    if weights != "boltzmann":
+        if gammas is None:
+            raise ValueError(f"gammas must be given for weights={weights!r}")
+        gammas = _check_gammas(gammas)
     k = A.shape[0]
     cost = np.sum((A[:, None, :] - B[None, :, :]) ** 2, axis=-1)
     _, perm = linear_sum_assignment(cost)
     B = B[perm]
-    out = np.empty(len(betas))
-    for j, beta in enumerate(betas):
-        la = _log_posterior(X, A, beta)
-        lb = _log_posterior(X, B, beta)
-        out[j] = float(np.mean(math.log(k) + logsumexp(la + lb, axis=1)))
+    d = np.sum(X**2, axis=1)[:, None]
+    Ha = np.maximum(d - 2.0 * X @ A.T + np.sum(A**2, axis=1), 0.0)
+    Hb = np.maximum(d - 2.0 * X @ B.T + np.sum(B**2, axis=1), 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = _capacity_matched(Ha, Hb, betas, gammas, weights, codebook, method, None, k)
+    if not np.all(np.isfinite(out) | (out == -np.inf)):
+        raise ValueError("betas are too large for these costs: the capacity is not finite")
     return out
 
 
 @dataclass(frozen=True)
 class PosteriorAgreementResult:
-    """Approximation capacity over k and beta.
+    """Approximation capacity over k and the weights' resolution.
 
     Attributes
     ----------
     n_clusters : int
-        The k of largest ``max_beta I``.
+        The k of largest ``max I``.
     k_values : ndarray of int
     betas : ndarray
-    capacity : ndarray of shape (n_k, n_beta)
-        ``I(beta)`` averaged over splits (nats per object).
-    capacity_se : ndarray of shape (n_k, n_beta)
+        Inverse temperatures (Boltzmann), sharpness (Fermi) or ``[inf]``
+        (binary).
+    capacity : ndarray
+        ``I`` averaged over splits (nats per object): shape (n_k, n_beta)
+        for Boltzmann weights, (n_k, n_beta, n_gamma) for Fermi and binary.
+    capacity_se : ndarray
+        Its standard error over splits, same shape.
     max_capacity : ndarray of shape (n_k,)
-        ``max_beta I`` for each k.
+        The largest ``I`` for each k.
     best_beta : ndarray of shape (n_k,)
         Its maximiser: the resolution the data support.
+    weights : str
+        ``"boltzmann"``, ``"fermi"`` or ``"binary"``.
+    gammas : ndarray or None
+        Per-object resolutions (Fermi, binary).
+    best_gamma : ndarray of shape (n_k,) or None
+    codebook : str
+        ``"labelings"`` or ``"permutations"``.
     """
 
     n_clusters: int
@@ -181,26 +320,48 @@ class PosteriorAgreementResult:
     capacity_se: np.ndarray
     max_capacity: np.ndarray
     best_beta: np.ndarray
+    weights: str = "boltzmann"
+    gammas: np.ndarray | None = None
+    best_gamma: np.ndarray | None = None
+    codebook: str = "labelings"
 
     def plot(self, ax=None):
-        """``I(beta)`` for each k; returns the Axes."""
+        """``I`` against the resolution for each k (max over the other parameter)."""
         import matplotlib.pyplot as plt
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 3.5))
+        if self.weights == "boltzmann":
+            x, curves, label = self.betas, self.capacity, "β"
+        elif self.weights == "binary":
+            x, curves, label = self.gammas, self.capacity[:, 0, :], "γ (per object)"
+        else:
+            x, curves, label = self.betas, self.capacity.max(axis=2), "β (max over γ)"
         for j, k in enumerate(self.k_values):
-            ax.plot(
-                self.betas,
-                self.capacity[j],
-                label=f"k = {k}",
-                lw=2.5 if k == self.n_clusters else 1.0,
-            )
+            ax.plot(x, curves[j], label=f"k = {k}", lw=2.5 if k == self.n_clusters else 1.0)
         ax.set_xscale("log")
-        ax.set_xlabel("β")
-        ax.set_ylabel("approximation capacity I(β) [nats/object]")
+        ax.set_xlabel(label)
+        ax.set_ylabel(f"capacity I [nats/object] ({self.weights})")
         ax.axhline(0.0, color="0.6", lw=0.8)
         ax.legend(fontsize=7, ncol=2)
         return ax
+
+
+def _default_grids(pairs, weights, betas, gammas):
+    """Grids in the units of the costs: around the mean gap between a point's cheapest and
+    dearest cluster (squared distance, KL, ...)."""
+    spread = (
+        np.mean([np.mean(h.max(axis=1) - h.min(axis=1)) for _, _, h, _ in pairs]) if pairs else 1.0
+    )
+    spread = max(float(spread), 1e-300)
+    if weights == "binary":
+        betas = np.full(1, np.inf)
+    elif betas is None:
+        count = 61 if weights == "boltzmann" else 13
+        betas = np.geomspace(1e-2, 1e3, count) / spread
+    if weights != "boltzmann" and gammas is None:
+        gammas = np.geomspace(1e-3, 1.0, 16) * spread
+    return betas, gammas
 
 
 def posterior_agreement(
@@ -211,8 +372,17 @@ def posterior_agreement(
     betas=None,
     n_splits=10,
     random_state=None,
+    weights="boltzmann",
+    gammas=None,
+    codebook="labelings",
+    method="saddle",
 ):
-    """Approximation capacity of a centroid clusterer as a function of beta and k (§8.4).
+    """Approximation capacity of a centroid clusterer as a function of resolution and k (§8).
+
+    Each split halves the data into ``X'`` and ``X''``, clusters both and
+    compares their posteriors on the same objects; the capacity is maximised
+    over the resolution (``beta``, ``gamma``) and the chosen k maximises
+    that maximum.
 
     Parameters
     ----------
@@ -225,16 +395,45 @@ def posterior_agreement(
         fitting; default ``KMeans(n_init=10)``.
     k_range : iterable of int, default=range(2, 11)
     betas : array-like of float, optional
-        Inverse temperatures; default 61 values over five decades around the
-        inverse of the mean gap between each object's cheapest and dearest
-        cluster (so in the units of the costs).
+        Inverse temperatures (Boltzmann) or sharpness (Fermi); default 61
+        (Fermi: 13) values over five decades around the inverse of the mean
+        gap between each object's cheapest and dearest cluster. Not used by
+        binary weights.
     n_splits : int, default=10
         Random halvings averaged over.
     random_state : int, Generator or None
+    weights : {"boltzmann", "fermi", "binary"}, default="boltzmann"
+        Approximation weights of §8.2 on the excess cost ``dR = R(c) -
+        R(c_perp)``: ``exp(-beta dR)``, ``1 / (1 + exp(beta (dR - n
+        gamma)))``, ``1{dR <= n gamma}``.
+    gammas : array-like of float, optional
+        Per-object resolutions ``>= 0`` (Fermi, binary); default 16 values
+        from 1e-3 to 1 times the mean gap.
+    codebook : {"labelings", "permutations"}, default="labelings"
+        Normalisation of the kernel: the notes' ``|C| = k^n``, or the
+        object permutations of the protocol (see :func:`agreement_capacity`).
+    method : {"saddle", "exact"}, default="saddle"
+        Weight sums of Fermi and binary weights by the Chernoff saddle point
+        or by exact dynamic programming (small problems).
 
     Returns
     -------
     PosteriorAgreementResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.model_selection import posterior_agreement
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(c, 0.3, (40, 2)) for c in [(0, 0), (4, 0), (0, 4)]])
+    >>> res = posterior_agreement(X, k_range=range(1, 5), n_splits=3, random_state=0)
+    >>> int(res.n_clusters) >= 3, round(float(res.max_capacity[2]), 2)
+    (True, 1.1)
+    >>> fermi = posterior_agreement(
+    ...     X, k_range=[2, 3], n_splits=2, weights="fermi", random_state=0
+    ... )
+    >>> fermi.capacity.shape  # k, beta, gamma
+    (2, 13, 16)
     """
     X = check_X(X, min_samples=4)
     n = X.shape[0]
@@ -242,8 +441,11 @@ def posterior_agreement(
     ks = check_k_range(k_range, half, minimum=1)
     clusterer = check_clusterer(clusterer)
     n_splits = check_int(n_splits, "n_splits", minimum=2)
-    if betas is not None:
+    _check_family(weights, codebook, method)
+    if betas is not None and weights != "binary":
         betas = _check_betas(betas, X, allow_zero=True)
+    if gammas is not None:
+        gammas = _check_gammas(gammas)
     rng = check_random_state(random_state)
     pairs = []  # (split, k index, costs of the two solutions on the same objects)
     for s in range(n_splits):
@@ -257,22 +459,21 @@ def posterior_agreement(
             _, est_a = fit_labels(clusterer, A, k, seed)
             _, est_b = fit_labels(clusterer, B, k, seed + 1)
             pairs.append((s, j, assignment_costs(est_a, both), assignment_costs(est_b, both)))
-    if betas is None:
-        # five decades around the inverse of the typical gap between a point's cheapest
-        # and dearest cluster, in whatever units the costs come (squared distance, KL, ...)
-        spread = (
-            np.mean([np.mean(h.max(axis=1) - h.min(axis=1)) for _, _, h, _ in pairs])
-            if pairs
-            else 1.0
-        )
-        betas = np.geomspace(1e-2, 1e3, 61) / max(float(spread), 1e-300)
-    values = np.zeros((n_splits, ks.size, betas.size))  # k = 1: capacity 0 at every beta
+    betas, gammas = _default_grids(pairs, weights, betas, gammas)
+    shape = (betas.size,) if weights == "boltzmann" else (betas.size, gammas.size)
+    values = np.zeros((n_splits, ks.size, *shape))  # k = 1: capacity 0 everywhere
     for s, j, ha, hb in pairs:
-        values[s, j] = capacity_from_costs(ha, hb, betas)
-    cap = values.mean(axis=0)
-    se = values.std(axis=0, ddof=1) / math.sqrt(n_splits)
-    best = cap.argmax(axis=1)
-    max_cap = cap[np.arange(ks.size), best]
+        with np.errstate(over="ignore", invalid="ignore"):
+            values[s, j] = capacity_from_costs(
+                ha, hb, betas, weights=weights, gammas=gammas, codebook=codebook, method=method
+            )
+    with np.errstate(invalid="ignore"):
+        cap = values.mean(axis=0)
+        se = values.std(axis=0, ddof=1) / math.sqrt(n_splits)
+    flat = np.where(np.isnan(cap), -np.inf, cap).reshape(ks.size, -1)
+    best = flat.argmax(axis=1)
+    max_cap = flat[np.arange(ks.size), best]
+    index = np.unravel_index(best, shape)
     return PosteriorAgreementResult(
         n_clusters=int(ks[np.argmax(max_cap)]),
         k_values=ks,
@@ -280,7 +481,11 @@ def posterior_agreement(
         capacity=cap,
         capacity_se=se,
         max_capacity=max_cap,
-        best_beta=betas[best],
+        best_beta=betas[index[0]],
+        weights=weights,
+        gammas=gammas,
+        best_gamma=None if weights == "boltzmann" else gammas[index[1]],
+        codebook=codebook,
     )
 
 
@@ -419,4 +624,215 @@ def posterior_agreement_path(
         capacity=cap,
         capacity_se=se,
         n_effective=k_eff.mean(axis=0),
+    )
+
+
+@dataclass(frozen=True)
+class ProtocolResult:
+    """The two-instance communication protocol of §8.4, simulated.
+
+    Attributes
+    ----------
+    rates : ndarray
+        ``R = log(M) / n`` (nats per object) actually used.
+    n_codewords : ndarray of int
+        ``M = round(exp(n R))`` transformations in the codebook.
+    error_rate, error_se : ndarray
+        Empirical probability of decoding the wrong transformation (ties
+        broken uniformly) and its binomial standard error.
+    union_bound : ndarray
+        §8.5: ``min(1, (M - 1) E[E_tau k_tau / k])``, the expectation over
+        trials, ``E_tau`` over fresh random permutations.
+    capacity, capacity_se : float
+        The permutation-codebook capacity ``(1/n) log(k / E_tau k_tau)``
+        (annealed over independent partners) averaged over trials.
+    bound_exponent : float
+        ``-(1/n) log E[E_tau k_tau / k]``: the union bound is
+        ``(M - 1) exp(-n bound_exponent)``.
+    n_objects, n_trials : int
+    """
+
+    rates: np.ndarray
+    n_codewords: np.ndarray
+    error_rate: np.ndarray
+    error_se: np.ndarray
+    union_bound: np.ndarray
+    capacity: float
+    capacity_se: float
+    bound_exponent: float
+    n_objects: int
+    n_trials: int
+
+
+def _log_kernels(a, b_rows, weights, beta, gamma):
+    """log of the unnormalised kernel ``sum_c w'(c) w''(c)`` for a batch of pairings."""
+    if weights == "boltzmann":
+        la = -beta * a
+        la = la - logsumexp(la, axis=-1, keepdims=True)
+        lb = -beta * b_rows
+        lb = lb - logsumexp(lb, axis=-1, keepdims=True)
+        return np.sum(logsumexp(la + lb, axis=-1), axis=-1)
+    m = b_rows.shape[0]
+    bb = np.full(m, np.inf if weights == "binary" else beta)
+    gg = np.full(m, gamma)
+    thr = a.shape[0] * gg
+    _, lam_a = _log_z_saddle(a, weights, bb[:1], thr[:1])
+    _, lam_b = _log_z_saddle(b_rows[0], weights, bb[:1], thr[:1])
+    start = np.repeat(np.stack([lam_a, lam_b], -1), m, axis=0)
+    return _log_joint_saddle(a, b_rows, weights, bb, thr, start)
+
+
+def simulate_protocol(
+    X,
+    n_clusters,
+    rates,
+    *,
+    clusterer=None,
+    n_objects=20,
+    weights="boltzmann",
+    beta=1.0,
+    gamma=0.0,
+    n_trials=100,
+    n_bound_samples=64,
+    max_codewords=20000,
+    random_state=None,
+):
+    """Simulate the communication protocol of approximation set coding (§8.4–8.5).
+
+    In each trial the data are halved into two instances ``X'`` and ``X''``
+    and clustered with ``n_clusters``; both solutions' costs on a common
+    random set of ``n_objects`` objects give the posteriors (the second
+    solution's clusters matched to the first's by the Hungarian method).
+    The transformations are random permutations ``tau`` of the common
+    objects. Sender and receiver share ``M`` random ``tau_j`` (the codebook)
+    and ``X'``; the sender sends ``tau_s``, the receiver sees
+    ``tau_s o X''`` and decodes ``argmax_j k(tau_j o X', tau_s o X'')``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    n_clusters : int
+    rates : array-like of float
+        Rates ``R = log(M) / n`` in nats per object, ``> 0``.
+    clusterer : estimator, optional
+        Default ``KMeans(n_init=3)``.
+    n_objects : int, default=20
+        Objects in the common set (``n``).
+    weights : {"boltzmann", "fermi", "binary"}, default="boltzmann"
+    beta : float, default=1.0
+        Inverse temperature (Boltzmann) or sharpness (Fermi), ``> 0``.
+    gamma : float, default=0.0
+        Per-object resolution ``>= 0`` (Fermi, binary).
+    n_trials : int, default=100
+    n_bound_samples : int, default=64
+        Random permutations per trial for ``E_tau k_tau`` of the bound.
+    max_codewords : int, default=20000
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    ProtocolResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.model_selection import simulate_protocol
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(c, 1.0, (40, 2)) for c in [(0, 0), (3, 0)]])
+    >>> res = simulate_protocol(
+    ...     X, 2, [0.1, 0.9], n_objects=10, beta=0.5, n_trials=40, random_state=0
+    ... )
+    >>> bool(res.rates[0] < res.capacity < res.rates[1])  # capacity about 0.5 nats
+    True
+    >>> float(res.error_rate[0]), bool(res.error_rate[1] > 0.05)
+    (0.0, True)
+    """
+    X = check_X(X, min_samples=4)
+    n_clusters = check_int(n_clusters, "n_clusters", minimum=2, maximum=X.shape[0] // 2)
+    n_objects = check_int(n_objects, "n_objects", minimum=2, maximum=X.shape[0])
+    n_trials = check_int(n_trials, "n_trials", minimum=2)
+    n_bound_samples = check_int(n_bound_samples, "n_bound_samples", minimum=1)
+    max_codewords = check_int(max_codewords, "max_codewords", minimum=2)
+    check_choice(weights, "weights", WEIGHTS)
+    beta = check_real(beta, "beta", minimum=0.0, include_min=False, maximum=1e100)
+    gamma = check_real(gamma, "gamma", minimum=0.0, maximum=1e100)
+    if np.iscomplexobj(rates):
+        raise TypeError("rates must be real, got complex values")
+    rates = np.asarray(rates, dtype=float)
+    if rates.ndim != 1 or rates.size == 0 or not np.all(np.isfinite(rates)) or np.any(rates <= 0):
+        raise ValueError("rates must be a non-empty 1-D array of finite values > 0")
+    M = np.maximum(2, np.rint(np.exp(np.minimum(n_objects * rates, 700.0)))).astype(float)
+    if np.any(M > max_codewords):
+        raise ValueError(
+            f"rates must keep M = exp(n_objects * rate) <= max_codewords={max_codewords}; "
+            f"the largest rate gives {M.max():.3g}"
+        )
+    M = M.astype(int)
+    if clusterer is None:
+        from sklearn.cluster import KMeans
+
+        clusterer = KMeans(n_init=3)
+    clusterer = check_clusterer(clusterer)
+    rng = check_random_state(random_state)
+    n, half = X.shape[0], X.shape[0] // 2
+    errors = np.zeros((n_trials, M.size))
+    ratios = np.empty(n_trials)
+    caps = np.empty(n_trials)
+    for t in range(n_trials):
+        perm = rng.permutation(n)
+        seed = int(rng.integers(2**31 - 1))
+        _, est_a = fit_labels(clusterer, X[perm[:half]], n_clusters, seed)
+        _, est_b = fit_labels(clusterer, X[perm[half : 2 * half]], n_clusters, seed + 1)
+        common = X[rng.choice(n, n_objects, replace=False)]
+        Ha, Hb = assignment_costs(est_a, common), assignment_costs(est_b, common)
+        C = np.zeros((Ha.shape[1], Hb.shape[1]))
+        np.add.at(C, (Ha.argmin(axis=1), Hb.argmin(axis=1)), 1.0)
+        ra, rb = linear_sum_assignment(-C)
+        a, b = excess_costs(Ha[:, ra]), excess_costs(Hb[:, rb])
+        caps[t] = _capacity_matched(
+            a,
+            b,
+            np.array([beta]),
+            None if weights == "boltzmann" else np.array([gamma]),
+            weights,
+            "permutations",
+            "saddle",
+            None,
+            n_clusters,
+        ).ravel()[0]
+        tau_s = rng.permutation(n_objects)
+        received = b[tau_s]
+        # Markov bound: E_tau k(tau o X', tau_s o X'') / k(tau_s o X', tau_s o X'')
+        taus = np.argsort(rng.random((n_bound_samples, n_objects)), axis=1)
+        log_k_s = _log_kernels(a[tau_s], received[None], weights, beta, gamma)[0]
+        log_k = _log_kernels(a, received[np.argsort(taus, axis=1)], weights, beta, gamma)
+        ratios[t] = math.exp(float(logsumexp(log_k - log_k_s)) - math.log(n_bound_samples))
+        top = int(M.max())
+        # codebook: tau_s is codeword 0, the other M - 1 are fresh random permutations; the
+        # kernel of codeword j pairs a[tau_j(i)] with b[tau_s(i)]
+        others = np.argsort(rng.random((top - 1, n_objects)), axis=1)
+        log_others = _log_kernels(a, received[np.argsort(others, axis=1)], weights, beta, gamma)
+        for r, m in enumerate(M):
+            wrong = log_others[: m - 1]
+            best = wrong.max()
+            tol = 1e-10 * max(1.0, abs(log_k_s))
+            if best > log_k_s + tol:
+                errors[t, r] = 1.0
+            elif best >= log_k_s - tol:
+                ties = int(np.sum(wrong >= log_k_s - tol))
+                errors[t, r] = ties / (ties + 1.0)
+    err = errors.mean(axis=0)
+    se = np.sqrt(np.maximum(err * (1 - err), 1.0 / n_trials) / n_trials)
+    mean_ratio = float(np.mean(ratios))
+    return ProtocolResult(
+        rates=np.log(M) / n_objects,
+        n_codewords=M,
+        error_rate=err,
+        error_se=se,
+        union_bound=np.minimum(1.0, (M - 1) * mean_ratio),
+        capacity=float(caps.mean()),
+        capacity_se=float(caps.std(ddof=1) / math.sqrt(n_trials)),
+        bound_exponent=-math.log(max(mean_ratio, 1e-300)) / n_objects,
+        n_objects=n_objects,
+        n_trials=n_trials,
     )
