@@ -4,7 +4,10 @@
   ``p(j|i)``; the cost of putting object ``i`` in cluster ``nu`` is
   ``KL(p(.|i) || q(.|nu))`` and the cluster histograms are the
   assignment-weighted means ``q(j|nu) = sum_i P[i,nu] p(j|i) / sum_i P[i,nu]``.
-  Deterministic annealing in ``T``, or the MAP (hard) variant.
+  Deterministic annealing in ``T``, or the MAP (hard) variant. Sparse
+  histograms of an ordered feature axis can be smoothed by spreading a
+  fraction of every count to its neighbouring bins (``spreading``, the
+  notes' heuristic), beside or instead of a uniform pseudo-count.
 * :class:`InformationBottleneck` — the same KL cost with objects weighted by
   ``p(x)`` and cluster priors ``p(t)``: the iterative IB of Tishby, Pereira &
   Bialek at ``beta = 1/T``, annealed in ``beta``; the curve
@@ -75,6 +78,65 @@ def _check_counts(X, name="X"):
         bad = np.flatnonzero(totals <= 0)[:5].tolist()
         raise ValueError(f"{name} has rows of zeros (rows {bad}); every object needs a count")
     return X / totals[:, None], totals
+
+
+def _spread_axis(Y, axis, half):
+    """One spreading pass along ``axis``: each bin keeps ``1 - 2 half`` of its mass and gives
+    ``half`` to each neighbour; at an end the share that would leave the axis stays put."""
+    if Y.shape[axis] == 1:
+        return Y
+    out = (1.0 - 2.0 * half) * Y
+    src, dst = np.moveaxis(Y, axis, -1), np.moveaxis(out, axis, -1)  # dst is a view of out
+    dst[..., 1:] += half * src[..., :-1]
+    dst[..., :-1] += half * src[..., 1:]
+    dst[..., 0] += half * src[..., 0]
+    dst[..., -1] += half * src[..., -1]
+    return out
+
+
+def _spread_counts(X, spreading, bin_shape=None):
+    """Move the fraction ``spreading`` of every count to its neighbouring bins (notes §4.1).
+
+    Half goes to each side along the bin order; with ``bin_shape`` the rows are
+    row-major flattened arrays of that shape and one pass runs along each axis
+    in turn. Reflecting ends keep every row total, and the pass matrix is
+    symmetric and doubly stochastic, so it commutes with a uniform pseudo-count.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, m)
+        Counts or histograms, one object per row.
+    spreading : float
+        In ``[0, 1)``; 0 returns ``X`` itself.
+    bin_shape : tuple of int, optional
+        Shape of the bin grid, ``prod(bin_shape) == m``; None is one axis.
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+    """
+    if spreading == 0:
+        return X
+    shape = (X.shape[1],) if bin_shape is None else tuple(bin_shape)
+    Y = X.reshape(X.shape[0], *shape)
+    for axis in range(1, Y.ndim):
+        Y = _spread_axis(Y, axis, 0.5 * spreading)
+    return Y.reshape(X.shape)
+
+
+def _check_bin_shape(bin_shape, n_bins):
+    if bin_shape is None:
+        return None
+    shape = tuple(bin_shape)
+    if not shape or any(
+        isinstance(b, bool) or not isinstance(b, numbers.Integral) or b < 1 for b in shape
+    ):
+        raise ValueError(f"bin_shape must be a tuple of positive ints, got {bin_shape!r}")
+    if math.prod(shape) != n_bins:
+        raise ValueError(
+            f"bin_shape {shape} holds {math.prod(shape)} bins, but X has {n_bins} (its columns)"
+        )
+    return shape
 
 
 def _neg_entropy_rows(cond):
@@ -179,9 +241,25 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
     cooling_rate : float, default=0.9
         Ratio of successive temperatures, in (0, 1).
     smoothing : float, default=0.0
-        Pseudo-count added to every bin before normalising (the notes'
-        heuristic smoothing; keeps cluster histograms positive where new
-        objects have counts the training data lacked).
+        Pseudo-count added to every bin before normalising. It keeps cluster
+        histograms positive where new objects have counts the training data
+        lacked, but knows nothing of the bin order: it pulls every histogram
+        toward the uniform one, and the cost stays invariant to a permutation
+        of the bins.
+    spreading : float in [0, 1), default=0.0
+        The notes' heuristic smoothing (§4.1): the fraction of every count
+        moved to its neighbouring bins, half to each side along the bin order
+        (an end bin keeps the half that would leave the axis, so totals are
+        conserved). Histograms of an ordered feature axis that differ by a
+        shift of a bin or two then overlap, and the cost is no longer
+        invariant to a permutation of the bins. Applied after the
+        pseudo-count (the two commute) to the data of :meth:`fit`,
+        :meth:`predict`, :meth:`predict_proba` and :meth:`assignment_costs`
+        alike; 0 leaves the histograms untouched.
+    bin_shape : tuple of int, optional
+        Shape of the bin grid when each row is a row-major flattened 2-D (or
+        n-D) histogram: spreading then runs along each axis in turn. None
+        (default) is one ordered axis of ``n_bins`` bins.
     n_init : int, default=10
         Random restarts of the MAP variant (the best cost is kept).
     max_iter : int, default=300
@@ -230,6 +308,8 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         "min_temperature": [Interval(numbers.Real, 0, None, closed="neither")],
         "cooling_rate": [Interval(numbers.Real, 0, 1, closed="neither")],
         "smoothing": [Interval(numbers.Real, 0, None, closed="left")],
+        "spreading": [Interval(numbers.Real, 0, 1, closed="left")],
+        "bin_shape": [None, tuple],
         "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
@@ -246,6 +326,8 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         min_temperature=1e-3,
         cooling_rate=0.9,
         smoothing=0.0,
+        spreading=0.0,
+        bin_shape=None,
         n_init=10,
         max_iter=300,
         tol=1e-7,
@@ -258,6 +340,8 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         self.min_temperature = min_temperature
         self.cooling_rate = cooling_rate
         self.smoothing = smoothing
+        self.spreading = spreading
+        self.bin_shape = bin_shape
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
@@ -270,7 +354,8 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
     def _histograms(self, X, reset):
         X = validate_named(self, X, dtype=float, reset=reset, ensure_all_finite=True)
         cond, _ = _check_counts(X + self.smoothing)
-        return cond
+        shape = _check_bin_shape(self.bin_shape, cond.shape[1])
+        return _spread_counts(cond, self.spreading, shape)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
