@@ -1,6 +1,4 @@
-"""Mean-field engine: the bound, its monotone descent, exact limits, ICM, diagnostics."""
-
-import warnings
+"""Mean-field engine: the bound, its monotone descent, exact limits, ICM."""
 
 import numpy as np
 import pytest
@@ -8,14 +6,11 @@ import pytest
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn.inference import (
     PairwiseMRFCost,
-    effective_sample_size,
     exact_gibbs,
     grid_graph,
-    integrated_autocorrelation_time,
     iterated_conditional_modes,
     mean_field,
     mean_field_annealing,
-    r_hat,
     variational_free_energy,
 )
 
@@ -126,39 +121,7 @@ def test_mean_field_bad_input():
         mean_field(cost, 1.0, update="parallel")
 
 
-# ----------------------------------------------------------------- diagnostics
-
-
-@pytest.mark.parametrize("phi", [0.0, 0.5, 0.8])
-def test_autocorrelation_time_of_ar1(phi):
-    rng = np.random.default_rng(int(phi * 10))
-    n, B = 20_000, 4
-    x = np.zeros((B, n))
-    noise = rng.standard_normal((B, n))
-    for t in range(1, n):
-        x[:, t] = phi * x[:, t - 1] + noise[:, t]
-    tau = integrated_autocorrelation_time(x)
-    expected = (1 + phi) / (1 - phi)
-    # the windowed estimator's relative error is about sqrt(2 (2M + 1) / N) (Sokal), M = 5 tau
-    rel_se = np.sqrt(2 * (2 * 5 * expected + 1) / (B * n))
-    assert tau == pytest.approx(expected, rel=4 * rel_se)
-    assert effective_sample_size(x) == pytest.approx(B * n / tau)
-
-
-def test_r_hat_detects_unmixed_chains():
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((4, 1000))
-    assert r_hat(x) == pytest.approx(1.0, abs=0.01)
-    x[0] += 3.0
-    assert r_hat(x) > 1.2
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert np.isnan(r_hat(np.ones((2, 10))))
-    assert integrated_autocorrelation_time(np.full((2, 50), 3.0)) == 1.0
-    with pytest.raises(ValueError, match="at least 4"):
-        r_hat(np.zeros((2, 3)))
-    with pytest.raises(ValueError, match="finite"):
-        integrated_autocorrelation_time([1.0, np.nan, 2.0])
+# The chain diagnostics (autocorrelation time, ESS, R-hat) are in test_diagnostics.py.
 
 
 @pytest.mark.parametrize("seed", [0, 1])

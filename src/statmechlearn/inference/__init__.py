@@ -21,13 +21,19 @@ exact_gibbs, factorial_log_partition, thermodynamic_free_energy
     Exact enumeration, the sum-product partition function of factorising
     costs, and the free energy from samples.
 integrated_autocorrelation_time, effective_sample_size, r_hat
-    Chain diagnostics.
+    Chain diagnostics (ArviZ's rank-normalised split R-hat and ESS).
+metropolis_hastings, MetropolisResult
+    Random-walk Metropolis–Hastings on ``R^d`` with a tuned proposal scale
+    (§9.6).
 
 Mean field
 ----------
 mean_field, mean_field_annealing, variational_free_energy
     Factorial fixed points ``q ∝ exp(-h/T)``, asynchronous or damped
     synchronous, and the bound ``B >= F``.
+structured_mean_field, StructuredMeanFieldResult
+    A product over blocks (chains, trees) that keeps each block's own
+    couplings, by sum-product: a bound between ``F`` and naive mean field's (§6.5).
 iterated_conditional_modes
     The zero-temperature limit.
 
@@ -60,6 +66,7 @@ from statmechlearn.inference._mean_field import (
     mean_field_annealing,
     variational_free_energy,
 )
+from statmechlearn.inference._metropolis import MetropolisResult, metropolis_hastings
 from statmechlearn.inference._sampling import (
     CoolingSchedule,
     ExactGibbs,
@@ -72,6 +79,10 @@ from statmechlearn.inference._sampling import (
     sweep,
     thermodynamic_free_energy,
 )
+from statmechlearn.inference._structured_mean_field import (
+    StructuredMeanFieldResult,
+    structured_mean_field,
+)
 
 __all__ = [
     "CoolingSchedule",
@@ -79,9 +90,11 @@ __all__ = [
     "IsingDenoiser",
     "KMeansCost",
     "MeanFieldResult",
+    "MetropolisResult",
     "PairwiseMRFCost",
     "SamplingResult",
     "SimulatedAnnealingResult",
+    "StructuredMeanFieldResult",
     "effective_sample_size",
     "exact_gibbs",
     "factorial_log_partition",
@@ -93,9 +106,11 @@ __all__ = [
     "iterated_conditional_modes",
     "mean_field",
     "mean_field_annealing",
+    "metropolis_hastings",
     "r_hat",
     "sample_assignments",
     "simulated_annealing",
+    "structured_mean_field",
     "sweep",
     "thermodynamic_free_energy",
     "variational_free_energy",

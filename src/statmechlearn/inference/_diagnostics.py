@@ -1,13 +1,43 @@
-"""Markov-chain diagnostics: integrated autocorrelation time, effective sample size, R-hat."""
+"""Markov-chain diagnostics on ArviZ: R-hat, effective sample size, autocorrelation time.
+
+The estimators are ArviZ's (Vehtari, Gelman, Simpson, Carpenter & Bürkner
+2021, "Rank-normalization, folding, and localization: an improved R-hat",
+Bayesian Analysis 16:667): split chains, rank normalisation, and Geyer's
+initial monotone sequence for the sum of autocorrelations. These functions
+only validate the input, keep the package's conventions for degenerate
+traces and name the estimator. ArviZ is imported when a diagnostic is
+computed, not when :mod:`statmechlearn.inference` is imported.
+"""
+
+import warnings
 
 import numpy as np
 
-from statmechlearn._core.validation import check_array_finite, check_real
+from statmechlearn._core.validation import check_array_finite, check_choice, check_real
 
 __all__ = ["effective_sample_size", "integrated_autocorrelation_time", "r_hat"]
 
+#: ArviZ's split-chain estimators need at least this many draws per chain.
+MIN_DRAWS = 4
+_ESS_METHODS = ("bulk", "tail", "mean")
 
-def _as_chains(x, name):
+
+def _arviz():
+    """ArviZ, imported on first use, with a clear message when it is missing."""
+    try:
+        with warnings.catch_warnings():
+            # ArviZ 0.2x announces its 1.0 refactor on import; nothing a user of ours can act on
+            warnings.simplefilter("ignore", FutureWarning)
+            import arviz
+    except ImportError as exc:  # pragma: no cover - arviz is a dependency
+        raise ImportError(
+            "the chain diagnostics (R-hat, effective sample size, autocorrelation time) "
+            "are computed by ArviZ: pip install arviz"
+        ) from exc
+    return arviz
+
+
+def _as_chains(x, name, *, min_draws=MIN_DRAWS, min_chains=1):
     arr = check_array_finite(x, name)
     if arr.ndim == 1:
         arr = arr[None, :]
@@ -15,8 +45,12 @@ def _as_chains(x, name):
         raise ValueError(
             f"{name} must have shape (n_draws,) or (n_chains, n_draws), got {arr.shape}"
         )
-    if arr.shape[1] == 0:
+    if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
+    if arr.shape[0] < min_chains:
+        raise ValueError(f"{name} needs at least {min_chains} chains (rows), got shape {arr.shape}")
+    if arr.shape[1] < min_draws:
+        raise ValueError(f"{name} needs at least {min_draws} draws per chain, got {arr.shape[1]}")
     top = np.max(np.abs(arr))
     if top > 1e100:
         # the diagnostics are scale free; variances of such a trace would overflow
@@ -24,99 +58,165 @@ def _as_chains(x, name):
     return arr
 
 
-def _autocorrelation(x):
-    """Autocorrelation of each chain by FFT, averaged over chains (as emcee does)."""
-    n = x.shape[1]
-    y = x - x.mean(axis=1, keepdims=True)
-    # a trace constant up to rounding has no correlation to measure
-    scale = np.max(np.abs(x)) if x.size else 0.0
-    if np.max(np.abs(y), initial=0.0) <= 1e-12 * max(scale, 1e-300):
-        return None
-    size = 1 << (2 * n - 1).bit_length()
-    f = np.fft.rfft(y, size, axis=1)
-    acf = np.fft.irfft(f * np.conj(f), size, axis=1)[:, :n]
-    acf = acf.mean(axis=0)
-    if acf[0] <= 0:
-        return None
-    return acf / acf[0]
+def _constant(arr):
+    """True when the trace does not move beyond rounding: nothing to correlate or compare."""
+    spread = np.ptp(arr)
+    return spread <= 1e-12 * max(float(np.max(np.abs(arr))), 1e-300)
 
 
-def integrated_autocorrelation_time(x, c=5.0):
-    """Integrated autocorrelation time ``tau = 1 + 2 sum_t rho(t)`` with Sokal's window.
+def _deprecated_c(c):
+    if isinstance(c, str) and c == "deprecated":
+        return
+    check_real(c, "c", minimum=0.0, include_min=False)
+    warnings.warn(
+        "c (Sokal's window constant) is unused since statmechlearn 0.2 and will be removed "
+        "in 0.4: the sum of autocorrelations is now truncated by Geyer's initial monotone "
+        "sequence (ArviZ), which needs no window; stop passing c",
+        FutureWarning,
+        stacklevel=3,
+    )
 
-    The sum runs up to the smallest window ``M >= c * tau(M)`` (Sokal 1997),
-    which keeps the noise of the tail out without cutting a slow decay short.
+
+def effective_sample_size(x, c="deprecated", *, method="bulk"):
+    """Effective sample size of a scalar trace, by ArviZ (Vehtari et al. 2021).
+
+    ``method="bulk"`` (default) is ArviZ's bulk ESS: the draws are rank
+    normalised over all chains, the chains split in halves, and
+    ``ESS = n_chains * n_draws / tau`` with ``tau = 1 + 2 sum_t rho_t``
+    summed by Geyer's initial monotone sequence; it is invariant under
+    monotone transformations of the trace. ``"mean"`` is the ESS of the
+    trace itself (no rank normalisation), the one that sets the Monte Carlo
+    standard error of a mean, ``sd / sqrt(ESS)``; ``"tail"`` the minimum of
+    the ESS of the 5 % and 95 % quantile indicators.
 
     Parameters
     ----------
     x : array-like of shape (n_draws,) or (n_chains, n_draws)
-        A scalar trace (say the energy), one row per chain; the
-        autocorrelation is averaged over chains.
-    c : float, default=5.0
-        Window constant.
+        A scalar trace (say the energy), one row per chain, at least 4
+        draws per chain.
+    c : float, optional
+        Deprecated and unused: Sokal's window constant of the former
+        estimator. Passing it warns (``FutureWarning``).
+    method : {"bulk", "tail", "mean"}, default="bulk"
 
     Returns
     -------
     float
-        ``tau`` in draws; 1 for independent draws. A constant trace gives
-        1 (nothing moves, nothing is correlated) — check the acceptance rate.
+        The number of independent draws worth as much as ``x``; all
+        ``n_chains * n_draws`` of them for a constant trace (nothing moves,
+        nothing is correlated: check the acceptance rate).
+
+    Raises
+    ------
+    ImportError
+        If ArviZ is not installed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.inference import effective_sample_size
+    >>> x = np.random.default_rng(0).standard_normal((4, 500))
+    >>> bool(1500 < effective_sample_size(x) < 2500)
+    True
     """
+    _deprecated_c(c)
+    method = check_choice(method, "method", _ESS_METHODS)
     arr = _as_chains(x, "x")
-    c = check_real(c, "c", minimum=0.0, include_min=False)
-    if arr.shape[1] < 2:
-        raise ValueError(f"x needs at least 2 draws per chain, got {arr.shape[1]}")
-    rho = _autocorrelation(arr)
-    if rho is None:
+    if _constant(arr):
+        return float(arr.size)
+    az = _arviz()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(az.ess(arr, method=method))
+
+
+def integrated_autocorrelation_time(x, c="deprecated"):
+    """Integrated autocorrelation time ``tau = 1 + 2 sum_t rho(t)``, from ArviZ's ESS.
+
+    ``tau = n_chains * n_draws / ESS`` with ArviZ's ESS of the trace itself
+    (``effective_sample_size(x, method="mean")``): split chains, the
+    autocorrelation averaged over chains, and the sum truncated by Geyer's
+    initial monotone sequence (Geyer 1992), which replaces Sokal's window.
+
+    Parameters
+    ----------
+    x : array-like of shape (n_draws,) or (n_chains, n_draws)
+        A scalar trace, one row per chain.
+    c : float, optional
+        Deprecated and unused: Sokal's window constant of the former
+        estimator. Passing it warns (``FutureWarning``).
+
+    Returns
+    -------
+    float
+        ``tau`` in draws; 1 for independent draws and for a constant trace
+        (nothing moves, nothing is correlated: check the acceptance rate).
+        NaN for 2 or 3 draws per chain, too few for the split-chain
+        estimator (ArviZ needs 4).
+
+    Raises
+    ------
+    ValueError
+        If ``x`` has fewer than 2 draws per chain or is not finite.
+    ImportError
+        If ArviZ is not installed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.inference import integrated_autocorrelation_time
+    >>> x = np.random.default_rng(0).standard_normal((4, 2000))
+    >>> bool(0.8 < integrated_autocorrelation_time(x) < 1.2)
+    True
+    """
+    _deprecated_c(c)
+    arr = _as_chains(x, "x", min_draws=2)
+    if _constant(arr):
         return 1.0
-    taus = 2.0 * np.cumsum(rho) - 1.0
-    window = np.arange(taus.size) < c * taus
-    m = int(np.argmin(window)) if not np.all(window) else taus.size - 1
-    return float(max(taus[m], 1.0 / arr.shape[1]))
-
-
-def effective_sample_size(x, c=5.0):
-    """Number of draws over the integrated autocorrelation time.
-
-    Parameters
-    ----------
-    x : array-like of shape (n_draws,) or (n_chains, n_draws)
-    c : float, default=5.0
-        Window constant of :func:`integrated_autocorrelation_time`.
-
-    Returns
-    -------
-    float
-    """
-    arr = _as_chains(x, "x")
-    return float(arr.size / integrated_autocorrelation_time(arr, c))
+    if arr.shape[1] < MIN_DRAWS:
+        return float("nan")
+    return float(arr.size / effective_sample_size(arr, method="mean"))
 
 
 def r_hat(x):
-    """Split-chain potential scale reduction ``R-hat`` (Gelman et al., BDA3 §11.4).
+    """Rank-normalised split R-hat (Vehtari et al. 2021), by ArviZ.
 
-    Each chain is cut in halves; ``R-hat = sqrt(((n-1)/n W + B/n) / W)`` with
-    ``W`` the mean within-half variance and ``B / n`` the variance of the
-    half means. Values near 1 say the chains sample the same distribution;
-    above about 1.01–1.1 they do not (yet).
+    The chains are split in halves and the draws rank normalised over all
+    of them; R-hat is the larger of the classic ``sqrt(((n-1)/n W + B/n) / W)``
+    (Gelman et al., BDA3 §11.4) of the normalised draws and of their folded
+    distance from the median (which catches chains that differ in scale,
+    not location). Values near 1 say the chains sample the same
+    distribution; above about 1.01 they do not (yet).
 
     Parameters
     ----------
     x : array-like of shape (n_chains, n_draws)
-        At least 4 draws per chain.
+        At least 2 chains of at least 4 draws.
 
     Returns
     -------
     float
-        NaN when every draw is the same (no variance to compare).
+        NaN when every draw is the same (no variance to compare); inf when
+        every chain is stuck at its own value.
+
+    Raises
+    ------
+    ImportError
+        If ArviZ is not installed.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.inference import r_hat
+    >>> x = np.random.default_rng(0).standard_normal((4, 1000))
+    >>> bool(r_hat(x) < 1.01), bool(r_hat(x + np.arange(4)[:, None]) > 1.1)
+    (True, True)
     """
-    arr = _as_chains(x, "x")
-    n = arr.shape[1] // 2
-    if n < 2:
-        raise ValueError(f"x needs at least 4 draws per chain for split R-hat, got {arr.shape[1]}")
-    halves = np.concatenate([arr[:, :n], arr[:, -n:]], axis=0)
-    means = halves.mean(axis=1)
-    W = halves.var(axis=1, ddof=1).mean()
-    B = n * means.var(ddof=1)
-    if W == 0:
-        return float("nan") if B == 0 else float("inf")
-    return float(np.sqrt(((n - 1) / n * W + B / n) / W))
+    arr = _as_chains(x, "x", min_chains=2)
+    if _constant(arr):
+        return float("nan")
+    if all(_constant(chain) for chain in arr):
+        # no within-chain variance at all: the ranks would turn W = 0 into a finite number
+        return float("inf")
+    az = _arviz()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(az.rhat(arr, method="rank"))
