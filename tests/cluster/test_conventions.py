@@ -44,6 +44,7 @@ INPUTS = {
     "EntropyConstrainedClustering": ("points", {"max_clusters": 3}, "max_clusters"),
     "EqualWidthMixture": ("points", {"n_components": 3}, "n_components"),
     "GibbsSamplerClustering": ("points", {"n_clusters": 3, "n_sweeps": 20}, "n_clusters"),
+    "KohonenSOM": ("points", {"grid_shape": (3,), "max_iter": 2}, "grid_shape"),
     "HistogramClustering": ("counts", {"n_clusters": 3}, "n_clusters"),
     "InformationBottleneck": ("counts", {"n_clusters": 3}, "n_clusters"),
     "LeastAngleClustering": ("points", {"n_clusters": 3}, "n_clusters"),

@@ -18,6 +18,8 @@ LeastAngleClustering
     Cosine-similarity cost solved with the linearisation trick.
 TopologicalVQ
     Soft topographic vector quantisation (a SOM as a noisy-channel code).
+KohonenSOM
+    Kohonen's on-line self-organising map (shrinking Gaussian neighbourhood).
 EntropyConstrainedClustering
     Distortion + lambda * code length; the number of clusters follows.
 InformationBottleneck
@@ -36,6 +38,9 @@ two_centre_fixed_points
     Batched ML fixed points of two equal-weight Gaussians from many starts.
 least_angle_cost, pairwise_cost
     Hard-partition costs of the least-angle and pairwise criteria.
+quantization_error, topographic_error
+    The two errors of a self-organising map: mean distance to the winner,
+    share of samples whose two nearest units are not grid neighbours.
 rate_distortion
     Blahut–Arimoto rate–distortion curve of a discrete source.
 gibbs_pass
@@ -55,6 +60,11 @@ from statmechlearn.cluster._distributional import (
 )
 from statmechlearn.cluster._entropy_constrained import EntropyConstrainedClustering
 from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_pass
+from statmechlearn.cluster._kohonen import (
+    KohonenSOM,
+    quantization_error,
+    topographic_error,
+)
 from statmechlearn.cluster._mixture import EqualWidthMixture, two_centre_fixed_points
 from statmechlearn.cluster._pairwise import (
     ConstantShiftEmbedding,
@@ -88,6 +98,7 @@ __all__ = [
     "GibbsSamplerClustering",
     "HistogramClustering",
     "InformationBottleneck",
+    "KohonenSOM",
     "LeastAngleClustering",
     "PairwiseClustering",
     "ParametricDistributionalClustering",
@@ -99,8 +110,10 @@ __all__ = [
     "grid_transmission",
     "least_angle_cost",
     "pairwise_cost",
+    "quantization_error",
     "rate_distortion",
     "rectified_gaussian_bins",
     "topographic_critical_temperature",
+    "topographic_error",
     "two_centre_fixed_points",
 ]
