@@ -83,6 +83,10 @@ class GibbsSamplerClustering(ClusterMixin, BaseEstimator):
         cost never changes: there is no variance to compare).
     n_iter_ : int
         Sweeps per chain.
+    sampling_ : SamplingResult
+        The sampler's whole output (:func:`~statmechlearn.inference.sample_assignments`):
+        per-chain marginals and the final labeling of each chain, one
+        independent draw per chain once the chains have mixed.
     n_features_in_ : int
 
     See Also
