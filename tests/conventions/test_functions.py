@@ -130,6 +130,10 @@ CALLS = {
         "D": (_D, {"zero"}),
         "labels": (_LABELS, _NONNEG),
     },
+    "statmechlearn.cluster.quantization_error": {
+        "X": (_X, _NONNEG),
+        "codebook": (np.array([[0.0, 0.0], [3.0, 3.0]]), _NONNEG),
+    },
     "statmechlearn.cluster.rate_distortion": {
         "p_x": (_P, set()),
         "distortion": (np.array([[0.0, 1.0], [1.0, 0.0]]), {"zero"}),
@@ -147,6 +151,11 @@ CALLS = {
         "X": (_X, _NONNEG),
         "transmission": (np.array([[0.8, 0.2], [0.2, 0.8]]), set()),
     },
+    "statmechlearn.cluster.topographic_error": {
+        "X": (_X, _NONNEG),
+        "codebook": (np.array([[0.0, 0.0], [1.5, 1.5], [3.0, 3.0]]), _NONNEG),
+        "grid_shape": ((3,), set()),
+    },
     "statmechlearn.cluster.two_centre_fixed_points": {
         "X": (_X, _NONNEG),
         "sigma": (1.0, set()),
@@ -160,6 +169,7 @@ CALLS = {
     "statmechlearn.inference.effective_sample_size": {
         "x": (_CHAINS, _NONNEG),
         "c": (5.0, set()),
+        "method": ("bulk", set()),
     },
     "statmechlearn.inference.exact_gibbs": {
         "cost": (_ISING, OBJECT),
@@ -215,6 +225,17 @@ CALLS = {
         "init": (_MEAN_FIELD_Q, set()),
         "random_state": (0, {"zero"}),
     },
+    "statmechlearn.inference.metropolis_hastings": {
+        "log_density": (lambda x: -0.5 * np.sum(x**2, axis=1), OBJECT),
+        "init": (np.array([0.5, -0.5]), _NONNEG),
+        "n_draws": (20, set()),
+        "n_chains": (2, set()),
+        "n_tune": (10, {"zero"}),
+        "proposal_scale": ("auto", set()),
+        "target_acceptance": (0.3, set()),
+        "vectorized": (True, OBJECT),
+        "random_state": (0, {"zero"}),
+    },
     "statmechlearn.inference.r_hat": {"x": (_CHAINS, _NONNEG)},
     "statmechlearn.inference.sample_assignments": {
         "cost": (_ISING, OBJECT),
@@ -238,6 +259,17 @@ CALLS = {
         "random_state": (0, {"zero"}),
         "compiled": (True, OBJECT),
         "progress": (False, OBJECT),
+    },
+    "statmechlearn.inference.structured_mean_field": {
+        "cost": (_ISING, OBJECT),
+        "temperature": (1.0, set()),
+        "blocks": (np.arange(9).reshape(3, 3), set()),
+        "init": (_MEAN_FIELD_Q, set()),
+        "max_iter": (20, set()),
+        "tol": (1e-6, {"zero"}),
+        "random_state": (0, {"zero"}),
+        "warn": (False, OBJECT),
+        "compiled": (True, OBJECT),
     },
     "statmechlearn.inference.sweep": {
         "cost": (_ISING, OBJECT),
@@ -341,6 +373,10 @@ CALLS = {
         "centers_a": (_CENTERS[0], _NONNEG),
         "centers_b": (_CENTERS[0, ::-1], _NONNEG),
         "betas": (np.array([0.0, 1.0, 10.0]), {"zero"}),
+        "weights": ("boltzmann", set()),
+        "gammas": (None, OBJECT),
+        "codebook": ("labelings", set()),
+        "method": ("saddle", set()),
     },
     "statmechlearn.model_selection.bic": {
         "estimator": (_FITTED_GMM, OBJECT),
@@ -360,6 +396,12 @@ CALLS = {
         "p": (_P, set()),
         "q": (_Q, set()),
         "base": ("bits", set()),
+    },
+    "statmechlearn.model_selection.channel_capacity": {
+        "channel": (np.array([[0.9, 0.1], [0.2, 0.8]]), set()),
+        "base": ("bits", set()),
+        "max_iter": (200, set()),
+        "tol": (1e-10, {"zero"}),
     },
     "statmechlearn.model_selection.entropy": {"p": (_P, set()), "base": ("bits", set())},
     "statmechlearn.model_selection.gap_statistic": {
@@ -414,6 +456,10 @@ CALLS = {
         "betas": (np.array([0.1, 1.0]), {"zero"}),
         "n_splits": (2, set()),
         "random_state": (0, {"zero"}),
+        "weights": ("fermi", set()),
+        "gammas": (np.array([0.0, 0.5]), {"zero"}),
+        "codebook": ("permutations", set()),
+        "method": ("saddle", set()),
     },
     "statmechlearn.model_selection.posterior_agreement_path": {
         "X": (_X12, _NONNEG),
@@ -429,6 +475,20 @@ CALLS = {
         "n": (10, set()),
         "k": (2, set()),
         "n_draws": (20, set()),
+        "random_state": (0, {"zero"}),
+    },
+    "statmechlearn.model_selection.simulate_protocol": {
+        "X": (_X12, _NONNEG),
+        "n_clusters": (2, set()),
+        "rates": (np.array([0.1, 0.3]), set()),
+        "clusterer": (_kmeans(), OBJECT),
+        "n_objects": (6, set()),
+        "weights": ("fermi", set()),
+        "beta": (1.0, set()),
+        "gamma": (0.1, {"zero"}),
+        "n_trials": (2, set()),
+        "n_bound_samples": (4, set()),
+        "max_codewords": (100, set()),
         "random_state": (0, {"zero"}),
     },
     "statmechlearn.model_selection.select_n_clusters": {
