@@ -1,4 +1,4 @@
-"""docs/lecture_notes.md: every object and experiment it names exists, and every notes experiment is in it."""
+"""docs/lecture_notes.md: what it names exists, and every experiment of the notes is in it."""
 
 import importlib
 import pathlib
