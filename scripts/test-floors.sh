@@ -18,7 +18,7 @@ VIRTUAL_ENV="$ENV_DIR" "$TOOLS/bin/uv" pip install --quiet --resolution lowest-d
 "$ENV_DIR/bin/python" - <<'PY'
 from importlib.metadata import version
 for name in ["numpy", "scipy", "scikit-learn", "numba", "xarray", "h5netcdf", "matplotlib",
-             "joblib", "typer", "tqdm", "jinja2", "pandas"]:
+             "joblib", "typer", "tqdm", "jinja2", "pandas", "arviz"]:
     print(f"{name:>14} {version(name)}")
 PY
 "$ENV_DIR/bin/python" -m pytest -q -p no:cacheprovider -m "not slow and not browser" \
