@@ -159,7 +159,7 @@ def _block_forests(W, blocks):
     rows, cols, data = coo.row[keep], coo.col[keep], coo.data[keep]
     inner = sparse.csr_array((data, (rows, cols)), shape=(n, n))
     # a block's coupling graph is a forest iff it has (sites - connected parts) edges
-    n_parts, part = csgraph.connected_components(inner, directed=False)
+    n_parts, part = csgraph.connected_components(_int32_indices(inner), directed=False)
     first = np.unique(part, return_index=True)[1]
     sizes = np.bincount(block_id, minlength=n_blocks)
     edges = np.bincount(block_id[rows[rows < cols]], minlength=n_blocks)
@@ -175,7 +175,9 @@ def _block_forests(W, blocks):
     # one breadth-first search from a virtual site joined to a root of every part
     hub = sparse.csr_array((np.ones(n_parts), (np.full(n_parts, n), first)), shape=(n + 1, n + 1))
     graph = sparse.block_diag([inner, sparse.csr_array((1, 1))], format="csr") + hub
-    bfs, pred = csgraph.breadth_first_order(graph, n, directed=False, return_predecessors=True)
+    bfs, pred = csgraph.breadth_first_order(
+        _int32_indices(graph), n, directed=False, return_predecessors=True
+    )
     bfs = bfs[1:]
     parent = pred[:n].astype(np.int64)
     parent[parent == n] = -1
@@ -186,6 +188,14 @@ def _block_forests(W, blocks):
     child = np.flatnonzero(parent >= 0)
     parent_weight[child] = np.asarray(inner[child, parent[child]]).ravel()
     return order, ptr, parent, parent_weight, block_id
+
+
+def _int32_indices(a):
+    """``a`` as CSR with 32-bit indices: SciPy < 1.12's csgraph silently fails on 64-bit ones."""
+    a = sparse.csr_array(a)
+    return sparse.csr_array(
+        (a.data, a.indices.astype(np.int32), a.indptr.astype(np.int32)), shape=a.shape
+    )
 
 
 # ---------------------------------------------------------------- one sweep: NumPy reference
