@@ -1,4 +1,4 @@
-"""Model-selection experiments: the settings, and the gap table at small size."""
+"""Model-selection experiments: the settings, and each table at small size."""
 
 import dataclasses
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.model_selection import _TRUE_K, simulate_setting
+from statmechlearn.experiments.model_selection import _TRUE_K, _pick_rates, simulate_setting
 
 matplotlib.use("Agg")
 
@@ -15,19 +15,66 @@ matplotlib.use("Agg")
 @pytest.mark.parametrize("name", sorted(_TRUE_K))
 def test_settings_have_the_documented_shapes(name):
     X = simulate_setting(name, np.random.default_rng(0))
-    expected = {"null, 10-D uniform": (200, 10), "three clusters, 2-D": (100, 2)}
+    expected = {
+        "null, 10-D uniform": (200, 10),
+        "three clusters, 2-D": (100, 2),
+        "wine, standardised": (150, 13),
+    }
     assert X.shape == expected.get(name, (200, 2))
     assert np.all(np.isfinite(X))
 
 
-def test_gap_table_runs_and_passes(tmp_path):
-    base = get("selection-gap")
-    quick = dict(base.settings["quick"], n_seeds=2, n_references=10)
-    spec = dataclasses.replace(
-        base, name="selection-gap-small", settings={"quick": quick, "full": quick}
-    )
+def test_wine_subsamples_differ_between_seeds():
+    a = simulate_setting("wine, standardised", np.random.default_rng(0))
+    b = simulate_setting("wine, standardised", np.random.default_rng(1))
+    assert not np.array_equal(a, b)
+
+
+def _small(name, tmp_path, **changes):
+    base = get(name)
+    quick = dict(base.settings["quick"], **changes)
+    spec = dataclasses.replace(base, name=f"{name}-small", settings={"quick": quick, "full": quick})
     ds = run_experiment(spec, "quick", out=tmp_path, progress=False).dataset
     spec.plot(ds)
     matplotlib.pyplot.close("all")
     results = evaluate_checks(spec, ds)
+    return spec, ds, results
+
+
+def test_gap_table_runs_and_passes(tmp_path):
+    _, _, results = _small("selection-gap", tmp_path, n_seeds=2, n_references=10)
     assert results and all(r.passed for r in results if r.kind == "evidence")
+
+
+def test_comparison_runs_and_reports_every_pick(tmp_path):
+    _, ds, results = _small(
+        "selection-comparison", tmp_path, n_seeds=2, n_references=10, n_splits=2
+    )
+    evidence = [r for r in results if r.kind == "evidence"]
+    assert evidence and all(r.passed for r in evidence)
+    rates = _pick_rates(ds)
+    # every seed picks exactly one k per criterion: the fractions over k sum to one
+    for per_method in rates.values():
+        for fractions in per_method.values():
+            assert fractions.sum() == pytest.approx(1.0)
+    # with few seeds the over-estimation comparison is a measurement, not a verdict
+    over = [r for r in results if "over-estimation" in r.quantity]
+    assert over and all(r.kind == "reported" for r in over)
+
+
+def test_comparison_overshoot_check_can_fail():
+    """In full mode the paired over-estimation difference is a one-sided verdict."""
+    spec = get("selection-comparison")
+    checks = spec.checks(dict(spec.settings["full"]))
+    over = [c for c in checks if "over-estimation" in c.quantity]
+    assert over and all(c.upper == 0.0 and not c.reported for c in over)
+
+
+def test_protocol_runs_and_passes(tmp_path):
+    _, ds, results = _small("selection-protocol", tmp_path, n_seeds=2, n_trials=45)
+    evidence = [r for r in results if r.kind == "evidence"]
+    assert evidence and all(r.passed for r in evidence)
+    # the error grows with the rate: none at the lowest, some at about twice the capacity
+    err = ds["sim_error"].mean("seed").squeeze()
+    assert float(err.isel(rate=0)) == 0.0
+    assert float(err.isel(rate=-1)) > 0.0
