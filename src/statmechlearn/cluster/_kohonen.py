@@ -95,9 +95,18 @@ def _check_codebook(X, codebook):
     return X, Y
 
 
-def _best_two(X, Y):
-    D = squared_distances(X, Y)
-    return D, np.argsort(D, axis=1)[:, :2]
+def _som_errors(D, grid):
+    """Quantisation and topographic errors from the squared distances ``D`` to the units."""
+    rows = np.arange(D.shape[0])
+    if D.shape[1] < 2:
+        return float(np.mean(np.sqrt(D[:, 0]))), 0.0
+    # the two nearest units without sorting every row
+    two = np.argpartition(D, 1, axis=1)[:, :2]
+    swap = D[rows, two[:, 1]] < D[rows, two[:, 0]]
+    two[swap] = two[swap, ::-1]
+    quantization = float(np.mean(np.sqrt(D[rows, two[:, 0]])))
+    gap = np.linalg.norm(grid[two[:, 0]] - grid[two[:, 1]], axis=1)
+    return quantization, float(np.mean(gap > _NEIGHBOUR_DISTANCE))
 
 
 def quantization_error(X, codebook):
@@ -124,8 +133,7 @@ def quantization_error(X, codebook):
     0.6666666666666666
     """
     X, Y = _check_codebook(X, codebook)
-    D, order = _best_two(X, Y)
-    return float(np.mean(np.sqrt(D[np.arange(D.shape[0]), order[:, 0]])))
+    return _som_errors(squared_distances(X, Y), np.zeros((Y.shape[0], 1)))[0]
 
 
 def topographic_error(X, codebook, grid_shape):
@@ -164,12 +172,7 @@ def topographic_error(X, codebook, grid_shape):
             f"grid_shape={grid_shape!r} has {int(np.prod(shape))} units but codebook has "
             f"{Y.shape[0]} rows; they must agree"
         )
-    if Y.shape[0] < 2:
-        return 0.0
-    grid = _grid_coordinates(shape)
-    _, order = _best_two(X, Y)
-    gap = np.linalg.norm(grid[order[:, 0]] - grid[order[:, 1]], axis=1)
-    return float(np.mean(gap > _NEIGHBOUR_DISTANCE))
+    return _som_errors(squared_distances(X, Y), _grid_coordinates(shape))[1]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -399,13 +402,13 @@ class KohonenSOM(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
         Y = self._initial_codebook(X, grid, rng)
         order = np.concatenate([rng.permutation(n) for _ in range(self.max_iter)])
         learning_rates, sigmas = self._schedules(shape, order.shape[0])
-        grid_sq = ((grid[:, None, :] - grid[None, :, :]) ** 2).sum(-1)
+        grid_sq = squared_distances(grid, grid)
         som_epochs(Y, np.ascontiguousarray(X), order, grid_sq, learning_rates, sigmas)
         self.grid_ = grid
         self.cluster_centers_ = Y
-        self.labels_ = np.argmin(squared_distances(X, Y), axis=1)
-        self.quantization_error_ = quantization_error(X, Y)
-        self.topographic_error_ = topographic_error(X, Y, shape)
+        D = squared_distances(X, Y)
+        self.labels_ = np.argmin(D, axis=1)
+        self.quantization_error_, self.topographic_error_ = _som_errors(D, grid)
         self.n_iter_ = int(self.max_iter)
         return self
 

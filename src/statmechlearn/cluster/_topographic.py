@@ -38,6 +38,7 @@ from statmechlearn._core.validation import (
     validate_named,
 )
 from statmechlearn.cluster._checks import check_scale
+from statmechlearn.cluster._kohonen import _grid_coordinates, _som_errors
 from statmechlearn.cluster._maxent import (
     AssignmentPath,
     assignment_entropy,
@@ -59,8 +60,7 @@ def _grid(grid_shape):
             f"grid_shape must be a positive int or a tuple of one or two positive ints, "
             f"got {grid_shape!r}"
         )
-    axes = np.meshgrid(*[np.arange(int(s), dtype=float) for s in shape], indexing="ij")
-    return np.column_stack([a.ravel() for a in axes])
+    return _grid_coordinates(tuple(int(s) for s in shape))
 
 
 def grid_transmission(grid, sigma):
@@ -394,11 +394,6 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         """
         return gibbs_assignments(self.transform(X), self.temperature_)[0]
 
-    def _best_two(self, X):
-        D = squared_distances(self._check_X(X), self.cluster_centers_)
-        order = np.argsort(D, axis=1)[:, :2]
-        return D, order
-
     def quantization_error(self, X):
         """Mean Euclidean distance to the nearest codebook vector (MiniSom's definition).
 
@@ -410,8 +405,8 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         -------
         float
         """
-        D, order = self._best_two(X)
-        return float(np.mean(np.sqrt(D[np.arange(D.shape[0]), order[:, 0]])))
+        D = squared_distances(self._check_X(X), self.cluster_centers_)
+        return _som_errors(D, self.grid_)[0]
 
     def topographic_error(self, X):
         """Fraction of samples whose two nearest codebook vectors are not grid neighbours.
@@ -427,11 +422,8 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         -------
         float
         """
-        if self.grid_.shape[0] < 2:
-            return 0.0
-        _, order = self._best_two(X)
-        gap = np.linalg.norm(self.grid_[order[:, 0]] - self.grid_[order[:, 1]], axis=1)
-        return float(np.mean(gap > 1.42))
+        D = squared_distances(self._check_X(X), self.cluster_centers_)
+        return _som_errors(D, self.grid_)[1]
 
 
 def _distinct_rows(Y, atol):

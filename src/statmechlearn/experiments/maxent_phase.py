@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 
+from statmechlearn._core.information import entropy
 from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
 from statmechlearn.experiments._spec import Derived, FigureSpec, Measurement, measure
 from statmechlearn.experiments.maxent_clustering import CITATION, PAPER
@@ -136,7 +137,7 @@ def _partition_cost(x, labels, lam):
     _, inv, counts = np.unique(labels, return_inverse=True, return_counts=True)
     means = np.bincount(inv, weights=x) / counts
     p = counts / x.size
-    return float(np.mean((x - means[inv]) ** 2) - lam * np.sum(p * np.log(p)))
+    return float(np.mean((x - means[inv]) ** 2) + lam * entropy(p, "nats"))
 
 
 def _ec_points(settings):

@@ -32,6 +32,7 @@ import warnings
 
 import numpy as np
 
+from statmechlearn._core.information import entropy
 from statmechlearn.experiments import maxent_clustering, sampling_mean_field
 from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, Measurement, measure
@@ -470,7 +471,7 @@ def _die_distribution(lam):
     a = -lam * _FACES
     w = np.exp(a - a.max())
     p = w / w.sum()
-    return p, float(-np.sum(p * np.log(p)))
+    return p, entropy(p, "nats")
 
 
 def _gauss_grid(spacing):

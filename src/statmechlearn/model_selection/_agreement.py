@@ -193,6 +193,11 @@ def capacity_from_costs(
     -------
     ndarray of shape (len(betas),), or (len(betas), len(gammas)) (binary: (1, len(gammas)))
     """
+    _check_family(weights, codebook, method)
+    if weights != "boltzmann":
+        if gammas is None:
+            raise ValueError(f"gammas must be given for weights={weights!r}")
+        gammas = _check_gammas(gammas)
     Ha = np.asarray(costs_a, dtype=float)
     Hb = np.asarray(costs_b, dtype=float)
     C = np.zeros((Ha.shape[1], Hb.shape[1]))
@@ -467,6 +472,12 @@ def posterior_agreement(
             values[s, j] = capacity_from_costs(
                 ha, hb, betas, weights=weights, gammas=gammas, codebook=codebook, method=method
             )
+    if np.isnan(values).any():
+        bad = int(np.isnan(values).any(axis=tuple(range(2, values.ndim))).sum())
+        raise ValueError(
+            f"the capacity is not finite for {bad} (split, k) pairs: betas (or gammas) are "
+            "too large for these costs"
+        )
     with np.errstate(invalid="ignore"):
         cap = values.mean(axis=0)
         se = values.std(axis=0, ddof=1) / math.sqrt(n_splits)

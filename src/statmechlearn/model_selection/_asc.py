@@ -36,6 +36,7 @@ from scipy.special import logsumexp, xlogy
 
 __all__ = [
     "CODEBOOKS",
+    "MAX_GRID",
     "METHODS",
     "WEIGHTS",
     "boltzmann_parts",
@@ -53,6 +54,9 @@ METHODS = ("saddle", "exact")
 #: Normalisations of the agreement kernel: the |C| = k^n labelings of the notes, or the
 #: object permutations of the communication protocol (§8.3-8.4).
 CODEBOOKS = ("labelings", "permutations")
+
+#: Largest joint energy grid of ``method="exact"`` (cells of float64: 32 MB).
+MAX_GRID = 4_000_000
 
 _BISECTIONS = 60
 _NEWTON_STEPS = 60
@@ -346,14 +350,27 @@ def weight_sums_exact(a, b, weights, beta, gamma, *, codebook="labelings", bin_w
     """Exact logs of ``Z'``, ``Z''`` and the agreement sum from the density of states.
 
     Same parameters and returns as :func:`log_weight_sums`, plus
-    ``bin_width`` (default: the energies are used as they are, on a grid of
-    width 1e-9 times their largest value, i.e. for integer-valued costs use
-    ``bin_width=1``). Costs ``O(n k G^2)`` with ``G`` the number of grid
-    points per axis: for small problems and verification.
+    ``bin_width`` (default: 1/256 of the largest excess cost of one object,
+    so the capacity is off by at most ``2 beta bin_width`` per object; for
+    integer-valued costs ``bin_width=1`` is exact). Costs ``O(n k G^2)``
+    with ``G`` the number of grid points per axis: for small problems and
+    verification.
+
+    Raises
+    ------
+    ValueError
+        If the joint energy grid would exceed :data:`MAX_GRID` cells.
     """
     n, k = a.shape
+    top = max(float(a.max()), float(b.max()), 1e-300)
     if bin_width is None:
-        bin_width = 1e-9 * max(float(a.max()), float(b.max()), 1e-300)
+        bin_width = top / 256.0
+    cells = (n * math.ceil(top / bin_width) + 1) ** 2
+    if cells > MAX_GRID:
+        raise ValueError(
+            f"method='exact' would build an energy grid of {cells:.3g} cells for n={n} objects "
+            f"(at most {MAX_GRID:.0e}): use method='saddle', or fewer objects"
+        )
     threshold = n * np.asarray(gamma, dtype=float)
     beta = np.asarray(beta, dtype=float)
     opt_a = [np.column_stack([a[i], np.zeros(k)]) for i in range(n)]
