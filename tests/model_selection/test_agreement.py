@@ -12,6 +12,7 @@ from statmechlearn.model_selection import (
     posterior_agreement,
     simulate_protocol,
 )
+from statmechlearn.model_selection._agreement import capacity_from_costs
 from statmechlearn.model_selection._asc import (
     excess_costs,
     log_weight,
@@ -155,3 +156,26 @@ def test_protocol_decodes_below_capacity_and_fails_above():
     assert res.error_rate[0] == 0.0 and res.error_rate[1] >= 0.1
     with pytest.raises(ValueError, match="max_codewords"):
         simulate_protocol(X, 2, [5.0], n_objects=10)
+
+
+def test_exact_method_refuses_a_grid_it_cannot_hold():
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    with pytest.raises(ValueError, match="method='saddle'"):
+        posterior_agreement(
+            X,
+            k_range=[2],
+            n_splits=2,
+            weights="fermi",
+            gammas=[0.5],
+            method="exact",
+            random_state=0,
+        )
+
+
+def test_exact_method_with_the_default_grid_matches_the_saddle_point_roughly():
+    # six objects: the default grid (1/256 of the largest excess cost) fits
+    rng = np.random.default_rng(1)
+    a, b = rng.uniform(0, 2, size=(6, 2)), rng.uniform(0, 2, size=(6, 2))
+    exact = capacity_from_costs(a, b, [1.0], weights="fermi", gammas=[0.3], method="exact")
+    saddle = capacity_from_costs(a, b, [1.0], weights="fermi", gammas=[0.3])
+    assert np.all(np.isfinite(exact)) and abs(exact - saddle).max() < 0.2
