@@ -479,7 +479,7 @@ SOM = FigureSpec(
     name="maxent-som",
     paper=PAPER,
     citation=CITATION,
-    figure="§3.5: Kohonen's map as the T → 0 limit of noisy-channel VQ",
+    figure="§3.5: the Kohonen map as the T → 0 limit of noisy-channel VQ",
     caption=(
         "KohonenSOM in Kohonen's two phases (ordering: Gaussian neighbourhood shrinking "
         "geometrically to σ = 0.5, learning rate 0.5 → 0.01; convergence: σ = 0.5 fixed, rate"

@@ -43,6 +43,8 @@ def _theory(point, settings):
         "theory_upper_rate": np.float64(ts.upper_bound_log2 / ts.n),
         "theory_lower_rate": np.float64(ts.lower_bound_log2 / ts.n),
         "theory_entropy": np.float64(ts.entropy),
+        # the AEP's spread of -(1/n) log2 P(X^n): sigma / sqrt(n)
+        "theory_rate_sd": np.float64(_rate_sd(np.array(_SOURCE)) / math.sqrt(ts.n)),
     }
 
 
@@ -92,8 +94,7 @@ def _plot(ds, ax=None):
     ax[0].legend(fontsize=8)
 
     sd, sd_se = mean_se(ds["sim_rate_sd"].where(done), "seed")
-    sigma = float(ds["shared_symbol_sd"])
-    plot_theory(ax[1], n, sigma / np.sqrt(n), label=r"$\sigma/\sqrt{n}$ (closed form)")
+    plot_theory(ax[1], n, ds["theory_rate_sd"].values, label=r"$\sigma/\sqrt{n}$ (closed form)")
     plot_simulation(ax[1], n, sd.values, sd_se.values, label="drawn sequences (± SE)")
     ax[1].set_xscale("log")
     ax[1].set_yscale("log")
@@ -219,6 +220,7 @@ TYPICAL_SET = FigureSpec(
         "theory_upper_rate": (),
         "theory_lower_rate": (),
         "theory_entropy": (),
+        "theory_rate_sd": (),
         "sim_typical_fraction": (),
         "sim_rate_sd": (),
         "shared_entropy": (),
