@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: venv reproduce reproduce-full test test-floors lint clean
+.PHONY: venv reproduce reproduce-full test test-floors lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,10 @@ test: $(STAMP)
 ## The fast part of the suite on the lowest dependency versions pyproject.toml declares.
 test-floors: $(STAMP)
 	bash scripts/test-floors.sh
+
+## Every benchmark, on one thread and on all; writes docs/benchmarks.md from their output.
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
