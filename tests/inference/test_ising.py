@@ -7,6 +7,7 @@ from statmechlearn.inference import (
     IsingDenoiser,
     exact_gibbs,
     field_from_flip_probability,
+    grid_graph,
     ising_cost,
     mean_field,
     sample_assignments,
@@ -21,22 +22,46 @@ def _square(seed, p, size=48):
     return clean, clean ^ (rng.random(clean.shape) < p)
 
 
-def test_energy_is_the_lecture_notes_formula():
+_STEPS = {
+    4: ((0, 1), (1, 0), (0, -1), (-1, 0)),
+    8: ((0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1)),
+}
+
+
+@pytest.mark.parametrize("connectivity", [4, 8])
+@pytest.mark.parametrize("shape", [(5, 6), (1, 7), (6, 1), (1, 1), (2, 3)])
+def test_energy_is_the_lecture_notes_formula(shape, connectivity):
     rng = np.random.default_rng(0)
-    y = np.where(rng.random((5, 6)) < 0.5, -1, 1)
-    x = np.where(rng.random((5, 6)) < 0.5, -1, 1)
+    y = np.where(rng.random(shape) < 0.5, -1, 1)
+    x = np.where(rng.random(shape) < 0.5, -1, 1)
     beta, mu = 1.7, 0.6
-    cost = ising_cost(y, beta, mu, connectivity=4)
+    cost = ising_cost(y, beta, mu, connectivity=connectivity)
     # E = -(beta/2) sum_i x_i / |N_i| sum_{j in N_i} x_j - mu sum_i x_i y_i, by loops
     h, w = y.shape
     E = 0.0
     for r in range(h):
         for c in range(w):
-            nb = [(r + dr, c + dc) for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0))]
+            nb = [(r + dr, c + dc) for dr, dc in _STEPS[connectivity]]
             nb = [(a, b) for a, b in nb if 0 <= a < h and 0 <= b < w]
-            E -= beta / 2 * x[r, c] / len(nb) * sum(x[a, b] for a, b in nb)
+            if nb:
+                E -= beta / 2 * x[r, c] / len(nb) * sum(x[a, b] for a, b in nb)
             E -= mu * x[r, c] * y[r, c]
     assert cost.energy((x.ravel() > 0).astype(int))[0] == pytest.approx(E, rel=1e-12)
+
+
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_couplings_are_the_weighted_grid_graph(connectivity):
+    y = np.random.default_rng(1).random((9, 13)) < 0.5
+    A = grid_graph(y.shape, connectivity)
+    inv = 1.0 / np.asarray(A.sum(axis=1)).ravel()
+    coo = A.tocoo()
+    W = ising_cost(y, 1.3, 1.0, connectivity=connectivity).W
+    expected = A.copy()
+    expected.data = 0.65 * (inv[coo.row] + inv[coo.col])
+    expected.sort_indices()
+    np.testing.assert_array_equal(W.indptr, expected.indptr)
+    np.testing.assert_array_equal(W.indices, expected.indices)
+    np.testing.assert_array_equal(W.data, expected.data)
 
 
 def test_mean_field_is_tanh_of_local_field():

@@ -16,21 +16,35 @@ Three estimates of the clean image: mean field (``m_i = tanh(h_i / T)``,
 checkerboard-asynchronous), the posterior marginals of heat-bath (Gibbs)
 sampling thresholded at 1/2 (maximiser of the posterior marginals), and
 Besag's iterated conditional modes (zero temperature, a local minimum of E).
+
+Gibbs sampling runs colour by colour (the checkerboard of the 4-neighbour
+grid, four colours with the diagonals): sites of one colour share no pair
+term, so they are drawn in parallel and the sweep equals the sequential
+heat-bath sweep in the cost's ``sweep_order``. Each site's uniform is a
+counter-based SplitMix64 draw keyed by (seed, sweep, chain, site), so the
+samples do not depend on the number of threads or on how the sites are
+shared among them. The energy trace is kept up to date from the flips
+(``Delta E = +-d_i``, the local energy difference the move computes anyway)
+instead of being recomputed after every sweep.
 """
 
 import math
+import time
 from numbers import Integral, Real
 from typing import ClassVar
 
+import numba
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE, check_real
-from statmechlearn.inference._costs import PairwiseMRFCost, grid_graph
+from statmechlearn._core.validation import RANDOM_STATE, check_int, check_real
+from statmechlearn.inference._costs import PairwiseMRFCost, check_labels
+from statmechlearn.inference._diagnostics import integrated_autocorrelation_time, r_hat
 from statmechlearn.inference._mean_field import iterated_conditional_modes, mean_field
-from statmechlearn.inference._sampling import sample_assignments
+from statmechlearn.inference._sampling import SamplingResult
 
 __all__ = ["IsingDenoiser", "field_from_flip_probability", "ising_cost", "to_spins"]
 
@@ -125,13 +139,453 @@ def ising_cost(noisy, coupling=1.0, field=1.0, connectivity=4):
     y, _ = to_spins(noisy, "noisy")
     beta = check_real(coupling, "coupling", minimum=0.0)
     mu = check_real(field, "field", minimum=0.0)
-    A = grid_graph(y.shape, connectivity)
-    inv_deg = 1.0 / np.maximum(np.asarray(A.sum(axis=1)).ravel(), 1.0)
-    coo = A.tocoo()
-    W = A.copy()
-    W.data = 0.5 * beta * (inv_deg[coo.row] + inv_deg[coo.col])
+    if connectivity not in (4, 8):
+        raise ValueError(f"connectivity must be 4 or 8, got {connectivity!r}")
     unary = -mu * y.ravel()[:, None] * _SPINS[None, :]
-    return PairwiseMRFCost(unary, W, -np.outer(_SPINS, _SPINS))
+    return PairwiseMRFCost(
+        unary, _grid_couplings(y.shape, connectivity, beta), -np.outer(_SPINS, _SPINS)
+    )
+
+
+def _grid_couplings(shape, connectivity, beta):
+    """``w_ij = (beta / 2) (1 / |N_i| + 1 / |N_j|)`` on the pixel grid, as a sorted CSR array.
+
+    The same matrix, entry for entry, as weighting :func:`grid_graph`, built
+    row by row from the neighbour offsets in index order instead of through a
+    COO sort (which took most of the time of ``ising_cost`` on large images).
+    """
+    h, w = shape
+    offsets = [(-1, 0), (0, -1), (0, 1), (1, 0)]
+    if connectivity == 8:
+        offsets = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
+    r, c = np.divmod(np.arange(h * w), w)
+    cols = np.stack([(r + dr) * w + (c + dc) for dr, dc in offsets], axis=1)
+    valid = np.stack(
+        [(r + dr >= 0) & (r + dr < h) & (c + dc >= 0) & (c + dc < w) for dr, dc in offsets],
+        axis=1,
+    )
+    deg = valid.sum(axis=1)
+    inv_deg = 1.0 / np.maximum(deg.astype(float), 1.0)
+    indices = cols[valid]
+    rows = np.repeat(np.arange(h * w), deg)
+    indptr = np.concatenate([[0], np.cumsum(deg)])
+    data = 0.5 * beta * (inv_deg[rows] + inv_deg[indices])
+    return sparse.csr_array((data, indices, indptr), shape=(h * w, h * w))
+
+
+# ---------------------------------------------------------------- colour-parallel heat bath
+# SplitMix64 (Steele, Lea & Flood 2014) read at position ``counter``: a counter-based
+# stream, so any site's uniform can be drawn by any thread in any order.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+# Sites per work item of a colour: energy changes are summed per chunk in site order and
+# the chunk sums in chunk order, so the trace is the same whatever the thread count.
+_CHUNK = 512
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _uniform(seed, counter):
+    z = seed + (counter + np.uint64(1)) * _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    return np.float64(z >> np.uint64(11)) * 1.1102230246251565e-16
+
+
+def _uniforms_numpy(seed, counters):
+    """Twin of ``_uniform`` for an array of counters (uint64 arithmetic wraps mod 2**64)."""
+    c = np.asarray(counters, dtype=np.uint64)
+    z = np.uint64(seed) + (c + np.uint64(1)) * _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) * 1.1102230246251565e-16
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _local_difference(row, i, udiff, indptr, indices, weights, dV0, dV1):
+    # R(c_i = 1) - R(c_i = 0), summed in the order of the sequential kernel (_mrf_sweep)
+    d = udiff[i]
+    for p in range(indptr[i], indptr[i + 1]):
+        d += weights[p] * (dV1 if row[indices[p]] == 1 else dV0)
+    return d
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _colour_sweep(labels, udiff, indptr, indices, weights, dV0, dV1, order, starts, beta, u):
+    """One heat-bath sweep of every chain with given uniforms ``u`` (B, n); returns flips."""
+    B = labels.shape[0]
+    changed = np.zeros(B, dtype=np.int64)
+    for b in range(B):
+        row = labels[b]
+        for c in range(starts.size - 1):
+            moved = 0
+            for idx in numba.prange(starts[c], starts[c + 1]):
+                i = order[idx]
+                d = _local_difference(row, i, udiff, indptr, indices, weights, dV0, dV1)
+                new = 0 if u[b, i] * (1.0 + np.exp(-beta * d)) < 1.0 else 1
+                if new != row[i]:
+                    row[i] = new
+                    moved += 1
+            changed[b] += moved
+    return changed
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _heat_bath_chunk(
+    row, tally, order, lo, hi, udiff, indptr, indices, weights, dV0, dV1, beta, seed, base, keep
+):
+    """Draw sites ``order[lo:hi]`` of one chain; return their energy change and flips."""
+    acc = 0.0
+    moved = 0
+    for idx in range(lo, hi):
+        i = order[idx]
+        d = _local_difference(row, i, udiff, indptr, indices, weights, dV0, dV1)
+        u = _uniform(seed, base + np.uint64(i))
+        new = 0 if u * (1.0 + np.exp(-beta * d)) < 1.0 else 1
+        if new != row[i]:
+            row[i] = new
+            acc += d if new == 1 else -d
+            moved += 1
+        if keep:
+            tally[i] += new
+    return acc, moved
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _colour_chains(
+    labels,
+    udiff,
+    indptr,
+    indices,
+    weights,
+    dV0,
+    dV1,
+    order,
+    starts,
+    beta,
+    seed,
+    burn_in,
+    energy,
+    energies,
+    counts,
+    changed,
+):
+    """All sweeps of all chains, each colour's sites in parallel (heat bath, fused bookkeeping).
+
+    Site ``i`` of chain ``b`` in sweep ``t`` draws the uniform at counter
+    ``(t * B + b) * n + i``. ``energies[b, t]`` gets ``R`` after sweep ``t``
+    (``energy[b]`` plus the flips' energy changes, summed per chunk of
+    ``_CHUNK`` sites and then chunk by chunk), ``counts[b, i]`` the sweeps after
+    burn-in with ``c_i = 1`` and ``changed[b]`` the flips after burn-in.
+    """
+    B, n = labels.shape
+    n_sweeps = energies.shape[1]
+    n_colours = starts.size - 1
+    widest = 0
+    for c in range(n_colours):
+        widest = max(widest, starts[c + 1] - starts[c])
+    # one parallel loop per colour over (chain, chunk): fewer fork-joins than one per chain
+    part_e = np.zeros((B, (widest + _CHUNK - 1) // _CHUNK))
+    part_m = np.zeros(part_e.shape, dtype=np.int64)
+    E = energy.copy()
+    for t in range(n_sweeps):
+        keep = t >= burn_in
+        for c in range(n_colours):
+            lo, hi = starts[c], starts[c + 1]
+            n_chunks = (hi - lo + _CHUNK - 1) // _CHUNK
+            for job in numba.prange(B * n_chunks):
+                b = job // n_chunks
+                q = job - b * n_chunks
+                base = np.uint64(t * B + b) * np.uint64(n)
+                first = lo + q * _CHUNK
+                acc, moved = _heat_bath_chunk(
+                    labels[b],
+                    counts[b],
+                    order,
+                    first,
+                    min(hi, first + _CHUNK),
+                    udiff,
+                    indptr,
+                    indices,
+                    weights,
+                    dV0,
+                    dV1,
+                    beta,
+                    seed,
+                    base,
+                    keep,
+                )
+                part_e[b, q] = acc
+                part_m[b, q] = moved
+            for b in range(B):
+                for q in range(n_chunks):
+                    E[b] += part_e[b, q]
+                    if keep:
+                        changed[b] += part_m[b, q]
+        for b in range(B):
+            energies[b, t] = E[b]
+    return labels
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _parallel_chains(
+    labels,
+    udiff,
+    indptr,
+    indices,
+    weights,
+    dV0,
+    dV1,
+    order,
+    starts,
+    beta,
+    seed,
+    burn_in,
+    energy,
+    energies,
+    counts,
+    changed,
+):
+    """``_colour_chains`` with one chain per thread: one fork-join for the whole run.
+
+    Same uniforms, same order and same sums, hence the same numbers; chosen when
+    there are at least as many chains as threads.
+    """
+    B, n = labels.shape
+    n_sweeps = energies.shape[1]
+    for b in numba.prange(B):
+        E = energy[b]
+        row = labels[b]
+        tally = counts[b]
+        for t in range(n_sweeps):
+            keep = t >= burn_in
+            base = np.uint64(t * B + b) * np.uint64(n)
+            for c in range(starts.size - 1):
+                for first in range(starts[c], starts[c + 1], _CHUNK):
+                    acc, moved = _heat_bath_chunk(
+                        row,
+                        tally,
+                        order,
+                        first,
+                        min(starts[c + 1], first + _CHUNK),
+                        udiff,
+                        indptr,
+                        indices,
+                        weights,
+                        dV0,
+                        dV1,
+                        beta,
+                        seed,
+                        base,
+                        keep,
+                    )
+                    E += acc
+                    if keep:
+                        changed[b] += moved
+            energies[b, t] = E
+    return labels
+
+
+@numba.njit(cache=True, nogil=True)
+def _mrf_energy(labels, unary, indptr, indices, weights, V):
+    """``R(c)`` of each row of ``labels``, each pair once (the samplers' starting energy)."""
+    B, n = labels.shape
+    out = np.zeros(B)
+    for b in range(B):
+        row = labels[b]
+        E = 0.0
+        for i in range(n):
+            li = row[i]
+            E += unary[i, li]
+            for p in range(indptr[i], indptr[i + 1]):
+                j = indices[p]
+                if j > i:
+                    E += weights[p] * V[li, row[j]]
+        out[b] = E
+    return out
+
+
+def _colour_sweep_numpy(labels, udiff, indptr, indices, weights, dV0, dV1, order, starts, beta, u):
+    """Twin of ``_colour_sweep``: each colour in one vectorised step (same sums, same order)."""
+    changed = np.zeros(labels.shape[0], dtype=np.int64)
+    for c in range(starts.size - 1):
+        sites = order[starts[c] : starts[c + 1]]
+        d = _block_differences(labels, sites, udiff, indptr, indices, weights, dV0, dV1)
+        with np.errstate(over="ignore"):
+            new = np.where(u[:, sites] * (1.0 + np.exp(-beta * d)) < 1.0, 0, 1)
+        changed += np.sum(new != labels[:, sites], axis=1)
+        labels[:, sites] = new
+    return changed
+
+
+def _block_differences(labels, sites, udiff, indptr, indices, weights, dV0, dV1):
+    # neighbour slot by neighbour slot, so that every site adds its terms in CSR order
+    lo, deg = indptr[sites], indptr[sites + 1] - indptr[sites]
+    d = np.broadcast_to(udiff[sites], (labels.shape[0], sites.size)).copy()
+    for q in range(int(deg.max(initial=0))):
+        has = deg > q
+        p = lo[has] + q
+        d[:, has] += weights[p] * np.where(labels[:, indices[p]] == 1, dV1, dV0)
+    return d
+
+
+def _colour_chains_numpy(
+    labels,
+    udiff,
+    indptr,
+    indices,
+    weights,
+    dV0,
+    dV1,
+    order,
+    starts,
+    beta,
+    seed,
+    burn_in,
+    energy,
+    energies,
+    counts,
+    changed,
+):
+    """Twin of ``_colour_chains`` (same uniforms, flips, chunked energy sums and tallies)."""
+    B, n = labels.shape
+    for b in range(B):
+        E = float(energy[b])
+        for t in range(energies.shape[1]):
+            counters = np.uint64(t * B + b) * np.uint64(n) + np.arange(n, dtype=np.uint64)
+            u = _uniforms_numpy(seed, counters)
+            for c in range(starts.size - 1):
+                sites = order[starts[c] : starts[c + 1]]
+                row = labels[b : b + 1]
+                d = _block_differences(row, sites, udiff, indptr, indices, weights, dV0, dV1)[0]
+                with np.errstate(over="ignore"):
+                    new = np.where(u[sites] * (1.0 + np.exp(-beta * d)) < 1.0, 0, 1)
+                flip = new != row[0, sites]
+                delta = np.where(flip, np.where(new == 1, d, -d), 0.0)
+                for lo in range(0, sites.size, _CHUNK):
+                    chunk = delta[lo : lo + _CHUNK][flip[lo : lo + _CHUNK]]
+                    # cumsum adds left to right, as the kernel's loop does
+                    E += float(np.cumsum(np.concatenate([[0.0], chunk]))[-1])
+                labels[b, sites] = new
+                if t >= burn_in:
+                    counts[b, sites] += new
+                    changed[b] += int(flip.sum())
+            energies[b, t] = E
+    return labels
+
+
+def _colour_arrays(cost):
+    """What the colour kernels read from a two-state :class:`PairwiseMRFCost`."""
+    V = cost.interaction
+    blocks = cost.blocks()
+    starts = np.concatenate([[0], np.cumsum([blk.size for blk in blocks])]).astype(np.int64)
+    indptr, indices, weights = cost._csr
+    return (
+        np.ascontiguousarray(cost.unary[:, 1] - cost.unary[:, 0]),
+        indptr,
+        indices,
+        np.ascontiguousarray(weights, dtype=float),
+        float(V[1, 0] - V[0, 0]),
+        float(V[1, 1] - V[0, 1]),
+        cost.sweep_order(),
+        starts,
+    )
+
+
+def _colour_gibbs(
+    cost,
+    temperature,
+    *,
+    n_chains=2,
+    n_sweeps=200,
+    burn_in=None,
+    init=None,
+    random_state=None,
+    compiled=True,
+):
+    """Heat-bath sampling of a two-state :class:`PairwiseMRFCost`, one colour at a time.
+
+    The colours are those of ``cost.blocks()`` (the checkerboard on a 4-neighbour
+    grid); a colour's sites are drawn in parallel, which is the sequential sweep
+    in ``cost.sweep_order()``. Site ``i`` of chain ``b`` in sweep ``t`` uses the
+    uniform at position ``(t * n_chains + b) * n_sites + i`` of a SplitMix64
+    stream seeded from ``random_state``: the samples do not depend on the number
+    of threads. The energy after each sweep is the initial one plus the flips'
+    energy changes.
+
+    Parameters
+    ----------
+    cost : PairwiseMRFCost
+        With ``n_states == 2``.
+    temperature : float
+        ``T > 0``.
+    n_chains : int, default=2
+    n_sweeps : int, default=200
+        Sweeps per chain, burn-in included.
+    burn_in : int, optional
+        Default ``n_sweeps // 4``.
+    init : array-like of shape (n_sites,) or (n_chains, n_sites)
+        Starting labels (0/1).
+    random_state : int, Generator or None
+        One 64-bit seed is drawn from it.
+    compiled : bool, default=True
+        The numba kernel (parallel over a colour's sites); False runs its NumPy twin.
+
+    Returns
+    -------
+    SamplingResult
+    """
+    if not isinstance(cost, PairwiseMRFCost) or cost.n_states != 2:
+        raise ValueError("_colour_gibbs needs a two-state PairwiseMRFCost")
+    T = check_real(temperature, "temperature", minimum=0.0, include_min=False)
+    n_chains = check_int(n_chains, "n_chains", minimum=1)
+    n_sweeps = check_int(n_sweeps, "n_sweeps", minimum=1)
+    burn_in = n_sweeps // 4 if burn_in is None else burn_in
+    burn_in = check_int(burn_in, "burn_in", minimum=0, maximum=n_sweeps - 1)
+    rng = check_random_state(random_state)
+    if init is None:
+        labels = rng.integers(2, size=(n_chains, cost.n_sites))
+    else:
+        labels = check_labels(init, cost.n_sites, 2, "init")
+        if labels.shape[0] == 1:
+            labels = np.repeat(labels, n_chains, axis=0)
+        if labels.shape[0] != n_chains:
+            raise ValueError(f"init has {labels.shape[0]} chains, n_chains={n_chains}")
+    seed = rng.integers(np.iinfo(np.uint64).max, dtype=np.uint64, endpoint=True)
+    n = cost.n_sites
+    indptr, indices, weights = cost._csr
+    energy = _mrf_energy(labels, cost.unary, indptr, indices, weights, cost.interaction)
+    energies = np.empty((n_chains, n_sweeps))
+    counts = np.zeros((n_chains, n), dtype=np.int64)
+    changed = np.zeros(n_chains, dtype=np.int64)
+    if not compiled:
+        kernel = _colour_chains_numpy
+    elif n_chains >= numba.get_num_threads():
+        kernel = _parallel_chains
+    else:
+        kernel = _colour_chains
+    start = time.perf_counter()
+    kernel(labels, *_colour_arrays(cost), 1.0 / T, seed, burn_in, energy, energies, counts, changed)
+    seconds = time.perf_counter() - start
+    kept = n_sweeps - burn_in
+    up = counts / kept
+    chain_marginals = np.stack([1.0 - up, up], axis=-1)
+    tail = energies[:, burn_in:]
+    return SamplingResult(
+        marginals=chain_marginals.mean(axis=0),
+        chain_marginals=chain_marginals,
+        energies=energies,
+        mean_energy=float(tail.mean()),
+        acceptance_rate=changed / (kept * n),
+        autocorrelation_time=integrated_autocorrelation_time(tail) if kept >= 2 else math.nan,
+        r_hat=r_hat(tail) if n_chains >= 2 and kept >= 4 else math.nan,
+        labels=labels,
+        burn_in=burn_in,
+        temperature=T,
+        seconds=seconds,
+    )
 
 
 class IsingDenoiser(BaseEstimator):
@@ -163,7 +617,9 @@ class IsingDenoiser(BaseEstimator):
     tol : float, default=1e-4
         Mean field: stop when no marginal moves more than this.
     random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
-        Gibbs: seeds the sweeps.
+        Gibbs: one 64-bit seed is drawn from it; the site uniforms are a
+        SplitMix64 stream read at (sweep, chain, site), so a seed gives the
+        same samples on any number of threads.
 
     Attributes
     ----------
@@ -183,6 +639,16 @@ class IsingDenoiser(BaseEstimator):
     ``fit`` takes one image, not a feature matrix, so this is not a
     scikit-learn transformer of rows (``check_estimator`` does not apply);
     it keeps the parameter API (``get_params``/``set_params``, ``clone``).
+
+    Gibbs sampling draws the sites colour by colour (the checkerboard with 4
+    neighbours, four colours with 8), every colour's sites in parallel on
+    numba's threads (``numba.set_num_threads``), or one chain per thread when
+    there are at least as many chains as threads; either way the samples are
+    those of the sequential heat-bath sweep in colour order. The energy trace
+    in ``diagnostics_.energies`` is updated from the flips, not recomputed.
+    Since issue 26 the uniforms no longer come from ``random_state``'s
+    generator directly (one seed is drawn from it instead), so a given
+    ``random_state`` gives other, equally distributed samples than before.
 
     Examples
     --------
@@ -268,13 +734,12 @@ class IsingDenoiser(BaseEstimator):
             self.n_iter_ = res.n_iter
             self.diagnostics_ = res
         else:
-            res = sample_assignments(
+            res = _colour_gibbs(
                 cost,
                 T,
                 n_chains=self.n_chains,
                 n_sweeps=self.n_sweeps,
                 burn_in=self.burn_in,
-                method="gibbs",
                 init=start,
                 random_state=rng,
             )
