@@ -1,152 +1,221 @@
-"""Cost of the sparse Bayesian classifier (Uda & Kabashima), against what it must beat.
+"""Sparse Bayesian classifier (Uda & Kabashima): the model choice against L1 logistic regression.
 
-Run: ``.venv/bin/python benchmarks/bench_sparse_bayes.py [--splits 20]``.
+Prints its section of ``docs/benchmarks.md`` (markdown on stdout, progress on stderr):
 
-1. One update of the O(NM) message passing (eqs. 40-41) at N = M = 4000
-   against the two matrix-vector products with the data that any O(NM)
-   method needs (target: at most 3 of those pairs). The time per update is a
-   marginal cost, (t(21 updates) - t(1 update)) / 20, so building the
-   pattern matrix once is not counted.
-2. The naive belief propagation (eqs. 28-35, one message per edge) against
-   the fast form at N = M = 50 ... 400, with the fitted exponent of its cost.
-3. On the colon data (shipped with the package): the
-   leave-one-out model choice over the paper's 36-point grid per 42/20 split,
-   one and two processes, extrapolated to the paper's 200 splits; and fit time
-   and test error of SBC against scikit-learn's LDA and ARDRegression (ARD
-   prior on the genes) and sklearn-rvm's EMRVC (when installed), on the same
-   splits.
+1. ``SparseBayesClassifierCV`` (C and kappa by the leave-one-out error eq. 56 over the
+   paper's 36-point grid) against ``LogisticRegressionCV(penalty="l1", solver="liblinear")``
+   (its 10 Cs by 5-fold CV), on teacher–student data (sparse perceptron, C_t = 0.2,
+   kappa = 0.05, M = N examples) at N = 1000 and on the colon data (42/20 splits):
+   time to fit, on one thread and on all, and test error ± SE over a few splits, both
+   fitted on the same training data;
+2. the adaptive damping against the former default (damping 0.8): grid fits converged
+   and message-passing updates spent, and whether ``SparseBayesClassifier()`` converges.
+
+Run: ``python benchmarks/bench_sparse_bayes.py`` (``BENCH_REPEAT=1`` while developing).
 """
 
-import argparse
-import time
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
-from _timing import best_of
 
-from statmechlearn.linear._sparse_bayes_mp import sparse_bayes_amp, sparse_bayes_bp
+sys.path.insert(0, str(Path(__file__).parent))
+from _bench import (
+    fmt_ratio,
+    limit_threads,
+    measure,
+    progress,
+    table,
+    thread_settings,
+    version,
+)
+
+from statmechlearn.datasets import load_colon
+from statmechlearn.exceptions import ConvergenceWarning
+from statmechlearn.linear import SparseBayesClassifier, SparseBayesClassifierCV, sphere_rows
 from statmechlearn.models.sparse_perceptron import SparsePerceptron
 
-
-def _teacher_data(n, alpha=1.0, C_t=0.2, kappa=0.05, seed=0):
-    teacher = SparsePerceptron(n, C_t, kappa, random_state=seed)
-    X, y = teacher.sample(round(alpha * n), random_state=seed + 1)
-    return X, y, teacher.activation
-
-
-def _per_update(run, k0, k1, repeat):
-    """Marginal time of one update: (t(k1 updates) - t(k0 updates)) / (k1 - k0)."""
-    return (best_of(lambda: run(k1), repeat) - best_of(lambda: run(k0), repeat)) / (k1 - k0)
+SIZES = (1000,)  # the issue's size; the peer needs about 7 s per fit there
+DAMPING_N = 300  # teacher size of the damping rows (damping 0.8 spends ~10^4 updates)
+N_SPLITS = 3  # teacher data sets (or colon splits) behind each test error
+N_TEST = 5000
 
 
-def _amp(X, y, act):
-    return lambda k: sparse_bayes_amp(X, y, 0.2, act, max_iter=k, tol=0.0)
+def _peer():
+    from sklearn.linear_model import LogisticRegressionCV
+
+    # scikit-learn >= 1.8 spells the L1 penalty l1_ratios=(1,) and warns about penalty=
+    warnings.filterwarnings("ignore", category=FutureWarning, module="sklearn")
+    return LogisticRegressionCV(penalty="l1", solver="liblinear")
 
 
-def _bp(X, y, act):
-    return lambda k: sparse_bayes_bp(X, y, 0.2, act, n_iter=k)
+def _teacher_splits(n):
+    out = []
+    for seed in range(N_SPLITS):
+        teacher = SparsePerceptron(n, 0.2, 0.05, random_state=seed)
+        X, y = teacher.sample(n, random_state=1000 + seed)
+        Xt, yt = teacher.sample(N_TEST, random_state=2000 + seed)
+        out.append(((X, y, Xt, yt), (X, y, Xt, yt)))  # (ours, peer): the same inputs
+    return out
 
 
-def per_update(n=4000):
-    X, y, act = _teacher_data(n)
-    F = y[:, None] * X / np.sqrt(n)
-    m = np.random.default_rng(1).standard_normal(n)
-    a = np.random.default_rng(2).standard_normal(n)
-    t_pair = best_of(lambda: (F @ m, F.T @ a), 10)
-    t_update = _per_update(_amp(X, y, act), 1, 21, 3)
-    print(f"1. N = M = {n}: two matvecs (F m, F^T a) {t_pair * 1e3:.1f} ms")
-    print(f"   one update {t_update * 1e3:.1f} ms = {t_update / t_pair:.2f} pairs of matvecs")
-
-
-def naive_vs_fast(sizes=(100, 200, 400, 800)):
-    print("2. naive BP (eqs. 28-35) vs the O(NM) form, one update, N = M:")
-    times = []
-    for n in sizes:
-        data = _teacher_data(n)
-        t_bp = _per_update(_bp(*data), 1, 3, 2)
-        t_amp = _per_update(_amp(*data), 1, 21, 3)
-        times.append(t_bp)
-        print(
-            f"   N = {n:4d}: naive {t_bp * 1e3:9.2f} ms, fast {t_amp * 1e3:7.3f} ms, "
-            f"ratio {t_bp / t_amp:8.0f}"
-        )
-    slope = np.polyfit(np.log(sizes[1:]), np.log(times[1:]), 1)[0]
-    print(f"   naive cost grows as N^{slope:.2f} (N = M; O(N^2 M) = N^3)")
-
-
-def colon(n_splits=20):
-    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-    from sklearn.linear_model import ARDRegression
-
-    from statmechlearn.datasets import load_colon
-    from statmechlearn.linear import SparseBayesClassifier, SparseBayesClassifierCV, sphere_rows
-
+def _colon_splits():
     X, y, _ = load_colon()
     rng = np.random.default_rng(20261122)
-    splits = [rng.permutation(62) for _ in range(n_splits)]
+    out = []
+    for _ in range(N_SPLITS):
+        perm = rng.permutation(len(y))
+        tr, te = perm[:42], perm[42:]
+        mean = X[tr].mean(axis=0)
+        # SBC preprocesses the raw data itself; the peer gets the same sphered rows
+        peer = (sphere_rows(X[tr] - mean), y[tr], sphere_rows(X[te] - mean), y[te])
+        out.append(((X[tr], y[tr], X[te], y[te]), peer))
+    return out
 
-    cv_name, refit_name = "SBC, LOO choice over 36 grid points", "SBC, one fit at the chosen point"
-    peers = {
-        "LDA (scikit-learn)": LinearDiscriminantAnalysis,
-        "ARDRegression on the labels (scikit-learn)": ARDRegression,
-    }
-    try:
-        from sklearn_rvm import EMRVC
 
-        peers["EMRVC, linear kernel (sklearn-rvm)"] = lambda: EMRVC(kernel="linear")
-    except ImportError:
-        pass
-    names = [cv_name, refit_name, *peers]
-    times = {k: [] for k in names}
-    errors = {k: [] for k in names}
-    cv_times_2 = []
+def _error(make, X, y, Xt, yt):
+    return float(np.mean(make().fit(X, y).predict(Xt) != yt))
 
-    def timed(name, est, Xtr, Xte, ytr, yte):
-        start = time.perf_counter()
-        est.fit(Xtr, ytr)
-        times[name].append(time.perf_counter() - start)
-        pred = np.where(est.predict(Xte) >= 0, 1, -1)  # ARDRegression predicts a real number
-        errors[name].append(np.mean(pred != yte))
-        return est
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for perm in splits:
-            tr, te = perm[:42], perm[42:]
-            data = (X[tr], X[te], y[tr], y[te])
-            cv = timed(cv_name, SparseBayesClassifierCV(), *data)
-            refit = SparseBayesClassifier(C=cv.best_C_, kappa=cv.best_kappa_)
-            timed(refit_name, refit, *data)
-            mean = X[tr].mean(axis=0)
-            sphered = (sphere_rows(X[tr] - mean), sphere_rows(X[te] - mean), y[tr], y[te])
-            for name, make in peers.items():
-                timed(name, make(), *sphered)
-            start = time.perf_counter()
-            SparseBayesClassifierCV(n_jobs=2).fit(X[tr], y[tr])
-            cv_times_2.append(time.perf_counter() - start)
-    print(f"3. colon, {n_splits} random 42/20 splits (mean fit time, mean test error ± SE):")
-    for name in names:
-        e = np.asarray(errors[name])
-        print(
-            f"   {name:45s} {np.mean(times[name]):7.3f} s  "
-            f"{100 * e.mean():5.1f} ± {100 * e.std(ddof=1) / np.sqrt(e.size):.1f} %"
-        )
-    t1 = np.mean(times[cv_name])
-    t2 = np.mean(cv_times_2)
-    print(
-        f"   LOO choice with n_jobs=2: {t2:.3f} s per split; the paper's protocol "
-        f"(200 splits x 36 points): {200 * t1 / 60:.1f} min on one process, "
-        f"{200 * t2 / 60:.1f} min on two"
+def _mean_se(values):
+    v = 100 * np.asarray(values)
+    return f"{v.mean():.1f} ± {v.std(ddof=1) / np.sqrt(v.size):.1f} %"
+
+
+def versus_peer():
+    have_peer = version("scikit-learn") is not None
+    rows, verdicts = [], []
+    cases = [(f"teacher, N = M = {n}", lambda n=n: _teacher_splits(n)) for n in SIZES]
+    cases.append(("colon, 42 tissues × 2000 genes", _colon_splits))
+    for name, make_splits in cases:
+        progress(f"{name}: data and test errors over {N_SPLITS} splits")
+        splits = make_splits()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fitted = [SparseBayesClassifierCV().fit(X, y) for (X, y, _, _), _ in splits]
+            ours_err = [
+                np.mean(cv.predict(d[2]) != d[3]) for cv, (d, _) in zip(fitted, splits, strict=True)
+            ]
+            updates = int(fitted[0].cv_results_["n_iter"].sum())
+            peer_err = [_error(_peer, *p) for _, p in splits] if have_peer else None
+        (X, y, _, _), (Xp, yp, _, _) = splits[0]
+        for n_threads in thread_settings():
+            progress(f"{name}: timing on {n_threads} thread(s)")
+            with limit_threads(n_threads), warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                t_ours = measure(lambda X=X, y=y: SparseBayesClassifierCV().fit(X, y), warmup=0)
+                t_peer = (
+                    measure(lambda X=Xp, y=yp: _peer().fit(X, y), warmup=0) if have_peer else None
+                )
+            if t_peer is None:
+                rows.append((name, n_threads, str(t_ours), "peer not installed", "", "", ""))
+                continue
+            ratio = t_ours / t_peer
+            not_worse = np.mean(ours_err) <= np.mean(peer_err)
+            verdicts.append((name, n_threads, ratio, not_worse, t_ours.median / updates))
+            rows.append(
+                (
+                    name,
+                    n_threads,
+                    str(t_ours),
+                    str(t_peer),
+                    fmt_ratio(ratio),
+                    _mean_se(ours_err),
+                    _mean_se(peer_err),
+                )
+            )
+    header = (
+        "data",
+        "threads",
+        "SBC CV fit",
+        "LogisticRegressionCV fit",
+        "ratio (SBC / peer)",
+        "SBC test error",
+        "peer test error",
     )
+    return table(header, rows), verdicts
+
+
+def _grid_counts(X, y, damping):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        cv = SparseBayesClassifierCV(damping=damping).fit(X, y)
+    res = cv.cv_results_
+    return int(res["converged"].sum()), res["converged"].size, int(res["n_iter"].sum())
+
+
+def _single(X, y, damping):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        est = SparseBayesClassifier(damping=damping).fit(X, y)
+    warned = any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return f"{est.n_iter_} updates, " + ("ConvergenceWarning" if warned else "converged")
+
+
+def damping_rows():
+    teacher = SparsePerceptron(DAMPING_N, 0.2, 0.05, random_state=0)
+    Xs, ys = teacher.sample(DAMPING_N, random_state=1000)
+    (Xc, yc, _, _), _ = _colon_splits()[0]
+    rows, totals = [], {}
+    for name, X, y in ((f"teacher, N = M = {DAMPING_N}", Xs, ys), ("colon, one split", Xc, yc)):
+        for damping in (0.8, "auto"):
+            progress(f"{name}: grid with damping={damping}")
+            conv, size, updates = _grid_counts(X, y, damping)
+            totals[name, damping] = updates
+            rows.append((name, repr(damping), f"{conv} of {size}", updates, _single(X, y, damping)))
+    header = ("data", "damping", "grid fits converged", "updates over the grid", "C=0.1 default")
+    return table(header, rows), totals
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--splits", type=int, default=20, help="colon splits to time")
-    args = parser.parse_args()
-    per_update()
-    naive_vs_fast()
-    colon(args.splits)
+    progress("versus the peer")
+    peer_table, verdicts = versus_peer()
+    progress("damping")
+    damp_table, totals = damping_rows()
+    sk = version("scikit-learn") or "not installed"
+    lines = [
+        "## Sparse Bayesian classifier (`benchmarks/bench_sparse_bayes.py`)",
+        "`SparseBayesClassifierCV` (C and κ chosen by the leave-one-out error eq. (56) over "
+        "the paper's 9 × 4 grid, every point fitted by message passing with adaptive "
+        f'damping) against scikit-learn {sk} `LogisticRegressionCV(penalty="l1", '
+        'solver="liblinear")` (10 Cs, 5-fold CV), the peer a user would otherwise pick '
+        "for a sparse linear classifier. Teacher data: a sparse perceptron (C_t = 0.2, "
+        f"label noise κ = 0.05) with as many examples as inputs, test error on {N_TEST} "
+        f"fresh examples; colon: random 42/20 splits, SBC preprocesses the raw data itself, "
+        "the peer gets the same rows sphered. Fit times on the first split; test error "
+        f"mean ± SE over {N_SPLITS} splits, both fitted on the same training data.",
+        peer_table,
+    ]
+    for name, n_threads, ratio, not_worse, per_update in verdicts:
+        met = ratio < 1.0 and not_worse
+        lines.append(
+            f"- {name}, {n_threads} thread(s): SBC takes {fmt_ratio(ratio)} the peer's time at "
+            f"{'equal or better' if not_worse else 'worse'} mean test error: target (faster "
+            f"at equal or better error) **{'met' if met else 'not met'}**; "
+            f"{per_update * 1e3:.2f} ms per message-passing update."
+        )
+    lines += [
+        'Adaptive damping (`damping="auto"`, the new default) against the former default '
+        "0.8 on one data set each: grid fits converged, message-passing updates summed over "
+        "the 36 grid points (a stalled point stops after 50 updates without a smaller "
+        "residual), and a single `SparseBayesClassifier()` at C = κ = 0.1.",
+        damp_table,
+    ]
+    for name in {k[0] for k in totals}:
+        lines.append(
+            f"- {name}: the grid needs {totals[name, 'auto'] / totals[name, 0.8]:.2f}× the "
+            "updates of damping 0.8."
+        )
+    lines.append(
+        "An update costs two matrix–vector products with the data plus O(N + M) work: the "
+        "channel's error functions (NumPy) and the compiled Newton solve of the pruning "
+        "conditions for the prior's two hyperparameters with the beliefs. On the colon data "
+        "(42 × 2000) the products are negligible and that per-update work, N exponentials "
+        "per Newton evaluation plus per-call overhead, sets the time per "
+        "update above; the peer's 50 liblinear fits on 34 tissues are cheaper still."
+    )
+    print("\n\n".join(lines))
 
 
 if __name__ == "__main__":

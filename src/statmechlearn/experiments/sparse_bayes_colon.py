@@ -16,8 +16,8 @@ choice the text leaves open):
   grid: the paper's undamped eqs. (40)-(41), stopped after 100 updates
   (rows "SBC ...": they do not converge on these data and the text gives no
   stopping rule, but this is what reproduces Table 1, its sd and Fig. 6),
-  and the library's damped default (rows "SBC damped ...": damping 0.8,
-  the converged fixed point);
+  and a damped run to the converged fixed point (rows "SBC damped ...":
+  damping 0.8, the library's default before adaptive damping);
 - **SBC, kappa = 0.4**: the same grid restricted to kappa = 0.4 (§5);
 - **SBC whitened, kappa = 0.4** (§5): the training tissues projected on
   their 41 principal directions, scaled to unit variance, rows to norm

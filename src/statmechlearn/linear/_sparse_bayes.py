@@ -9,6 +9,7 @@ grid without refitting on subsets.
 """
 
 import warnings
+from contextlib import nullcontext
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -27,6 +28,11 @@ from statmechlearn._core.validation import (
     validate_named,
 )
 from statmechlearn.linear._outliers import _binary_targets
+from statmechlearn.linear._sparse_bayes_adaptive import (
+    adaptive_amp,
+    blas_threads_for,
+    pattern_matrix,
+)
 from statmechlearn.linear._sparse_bayes_mp import sparse_bayes_amp
 from statmechlearn.theory.sparse_bayes import SmoothedStepActivation
 
@@ -42,6 +48,11 @@ __all__ = [
 PAPER_C_GRID = (2.5e-3, 5.0e-3, 1.0e-2, 5.0e-2, 0.1, 0.2, 0.4, 0.6, 0.8)
 #: The grid of ``kappa`` searched in Uda & Kabashima §5.
 PAPER_KAPPA_GRID = (0.1, 0.2, 0.3, 0.4)
+#: Updates without a smaller residual after which a grid fit of the CV stops (adaptive
+#: damping): on teacher data (N = M = 1000) the grid points that converge never wait
+#: that long (nor on the colon data), those that stall (C <= 0.01 at small kappa) would
+#: run to max_iter.
+_CV_PATIENCE = 50
 
 
 def sphere_rows(X, dim=None):
@@ -133,6 +144,35 @@ class _Preprocessor:
         return sphere_rows(Xc)
 
 
+def _run(Xp, s, F, C, kappa, params):
+    """One fit on preprocessed inputs: ``(solver output, channel)``.
+
+    ``F`` is the pattern matrix of ``(Xp, s)``, needed (and built once per data
+    set) for ``damping="auto"``; a float damping runs the fixed-damping kernel.
+    """
+    activation = _make_activation(params["activation"], kappa)
+    if params["damping"] == "auto":
+        out = adaptive_amp(
+            F,
+            C,
+            activation,
+            max_iter=params["max_iter"],
+            tol=params["tol"],
+            patience=params["patience"],
+        )
+    else:
+        out = sparse_bayes_amp(
+            Xp,
+            s,
+            C,
+            activation,
+            max_iter=params["max_iter"],
+            tol=params["tol"],
+            damping=params["damping"],
+        )
+    return out, activation
+
+
 class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
     """Sparse Bayesian perceptron by O(NM) message passing (Uda & Kabashima).
 
@@ -173,19 +213,30 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         training variance, then scale rows to norm ``sqrt(r)``; the
         coefficients then refer to those directions, not to the inputs.
         ``None``: use ``X`` as given.
-    damping : float, default=0.8
-        Weight of the previous messages in each update, in ``[0, 1)``.
-        Damping changes the path, not the fixed point. The paper's algorithm
-        is undamped (``0``), which converges on teacher–student data in tens
-        of updates but oscillates on real data (undamped, 5 of 6 grid points
-        fail to converge on the colon data; at 0.8 all converge). On data
-        that do follow the teacher–student model, ``0`` is the better choice:
-        damping the output messages ``a`` can leave a small limit cycle there.
+    damping : "auto" or float, default="auto"
+        Weight of the previous messages in each update. Damping changes the
+        path, not the fixed point. ``"auto"``: adaptive damping (changed from
+        0.8): the first update is the paper's undamped one; after it the step
+        ``beta`` (damping ``1 - beta``) is halved when the residual
+        ``<c w>(h) - m`` grows and flips direction (oscillation) and otherwise
+        grows by ``exp(0.15 cos)``, ``cos`` being the cosine between
+        successive residuals (creep), within ``[0.01, 1]``; the messages
+        ``a``, the Onsager coefficient and the ``m`` of the Onsager term are
+        damped together (the GAMP form of Rangan et al., 2019). It converges
+        where fixed damping needs tuning: undamped (``0``, the paper's) it
+        takes tens of updates on teacher–student data but oscillates on real
+        data; with 0.8, 16 of the paper's 36 grid points stay unconverged in
+        500 updates on teacher data (N = M = 1000, C_t = 0.2), against 7 (all
+        at ``C <= 0.01``) with ``"auto"`` in under a fifth of the updates. A float
+        in ``[0, 1)`` runs that fixed damping of ``m``
+        and ``a`` (:func:`~statmechlearn.linear.sparse_bayes_amp`), as before.
     max_iter : int, default=500
         Maximum number of message-passing updates.
     tol : float, default=1e-6
-        Convergence when the largest change of ``<c_l w_l>`` in an update is
-        below ``tol`` times their RMS.
+        Convergence when the largest change of ``<c_l w_l>`` is below ``tol``
+        times their RMS: with ``damping="auto"`` the change of the undamped
+        update (the fixed-point residual, whatever the step), with a float the
+        damped change.
 
     Attributes
     ----------
@@ -243,7 +294,7 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
             HasMethods(["log_partition", "probability"]),
         ],
         "preprocessing": [StrOptions({"sphere", "whiten"}), None],
-        "damping": [Interval(Real, 0, 1, closed="left")],
+        "damping": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, np.inf, closed="neither")],
     }
@@ -255,7 +306,7 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         *,
         activation="step",
         preprocessing="sphere",
-        damping=0.8,
+        damping="auto",
         max_iter=500,
         tol=1e-6,
     ):
@@ -287,15 +338,30 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : SparseBayesClassifier
         """
-        C = float(self.C)
-        activation = _make_activation(self.activation, float(self.kappa))
         X, y = validate_named(self, X, y, dtype=float)
         self.classes_, s = _binary_targets(self, y)
         self._preprocessor = _Preprocessor(self.preprocessing, X)
         Xp = self._preprocessor.transform(X)
-        out = sparse_bayes_amp(
-            Xp, s, C, activation, max_iter=self.max_iter, tol=self.tol, damping=self.damping
-        )
+        F = pattern_matrix(Xp, s) if self.damping == "auto" else None
+        with blas_threads_for(F) if F is not None else nullcontext():
+            result = _run(Xp, s, F, float(self.C), float(self.kappa), self._solver_params())
+        self._store(result)
+        if not self.converged_:
+            warnings.warn(self._warning_text(), ConvergenceWarning, stacklevel=3)
+        return self
+
+    def _solver_params(self, patience=None):
+        return {
+            "activation": self.activation,
+            "damping": self.damping,
+            "max_iter": self.max_iter,
+            "tol": self.tol,
+            "patience": patience,
+        }
+
+    def _store(self, result):
+        """Fitted attributes from one run of :func:`_run`."""
+        out, activation = result
         self._activation = activation
         self.coef_ = out["m"]
         self.relevance_ = out["rho"]
@@ -304,23 +370,33 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         self.log_odds_ = out["lam"]
         self.n_iter_ = out["n_iter"]
         self.converged_ = bool(out["converged"])
+        self._change = out["change"]
+        self._stalled = bool(out.get("stalled", False))
         self._variance = out["variance"]
         omega = out["omega"]
         self.cavity_stability_ = omega
         p_own = activation.probability(omega, self._variance)
         self.loo_error_ = float(np.mean(p_own < 0.5))
         self.loo_log_loss_ = float(-np.mean(np.log(np.clip(p_own, 1e-300, None))))
-        if not self.converged_:
-            change = out["change"]
-            warnings.warn(
-                f"SparseBayesClassifier did not converge in max_iter={self.max_iter} updates "
-                f"(C={C:g}, {getattr(activation, 'name', activation)}): last relative change "
-                f"{change[-1]:.3g} > tol={self.tol:g}, smallest {np.min(change):.3g}. "
-                "Increase max_iter or damping.",
-                ConvergenceWarning,
-                stacklevel=3,  # through the _fit_context wrapper
-            )
         return self
+
+    def _warning_text(self):
+        change = self._change
+        how = (
+            "stopped: no smaller residual in the last updates"
+            if self._stalled
+            else f"did not converge in max_iter={self.max_iter} updates"
+        )
+        advice = (
+            "Increase max_iter; at a very small C there may be no stable fixed point."
+            if self.damping == "auto"
+            else "Increase max_iter or damping, or use damping='auto'."
+        )
+        return (
+            f"SparseBayesClassifier {how} (C={float(self.C):g}, "
+            f"{getattr(self._activation, 'name', self._activation)}): last relative change "
+            f"{change[-1]:.3g} > tol={self.tol:g}, smallest {np.min(change):.3g}. {advice}"
+        )
 
     def _transform(self, X):
         check_is_fitted(self)
@@ -419,12 +495,12 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[(p1 > 0.5).astype(int)]
 
 
-def _fit_one(base, X, y, C, kappa):
+def _fit_point(base, fitted, Xp, s, F, C, kappa, params):
+    """``base`` at ``(C, kappa)``, fitted on data preprocessed once for the whole grid."""
     est = clone(base).set_params(C=C, kappa=kappa)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        est.fit(X, y)
-    return est, any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    for name, value in fitted.items():
+        setattr(est, name, value)
+    return est._store(_run(Xp, s, F, C, kappa, params))
 
 
 class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
@@ -436,6 +512,11 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
     so no refitting on subsets is needed. Ties, frequent with few examples,
     go to the smaller leave-one-out log loss.
 
+    The inputs are preprocessed, and the pattern matrix built, once for the
+    whole grid; every grid point starts from ``m = 0`` (warm starts from a
+    neighbouring point saved 5–15 % of the updates on teacher and colon data
+    and made one converging point stall, so they are not used).
+
     Parameters
     ----------
     Cs : sequence of float, default=PAPER_C_GRID
@@ -446,14 +527,17 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         As in :class:`SparseBayesClassifier`.
     preprocessing : {"sphere", "whiten"} or None, default="sphere"
         As in :class:`SparseBayesClassifier`.
-    damping : float, default=0.8
-        As in :class:`SparseBayesClassifier`.
+    damping : "auto" or float, default="auto"
+        As in :class:`SparseBayesClassifier` (default changed from 0.8). With
+        ``"auto"`` a grid fit also stops, unconverged, once its residual has
+        not reached a new minimum for 50 updates (an unstable fixed point,
+        typically at the smallest ``C``, where more updates do not help).
     max_iter : int, default=500
         As in :class:`SparseBayesClassifier`.
     tol : float, default=1e-6
         As in :class:`SparseBayesClassifier`.
     n_jobs : int, optional
-        Parallel fits over the grid (joblib).
+        Parallel fits over the grid (joblib); the result does not depend on it.
 
     Attributes
     ----------
@@ -490,7 +574,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         *,
         activation="step",
         preprocessing="sphere",
-        damping=0.8,
+        damping="auto",
         max_iter=500,
         tol=1e-6,
         n_jobs=None,
@@ -539,7 +623,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
                 ]
             )
         X, y = validate_named(self, X, y, dtype=float)
-        self.classes_, _ = _binary_targets(self, y)
+        self.classes_, s = _binary_targets(self, y)
         base = SparseBayesClassifier(
             activation=self.activation,
             preprocessing=self.preprocessing,
@@ -547,20 +631,35 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
         )
+        # the preprocessing and the pattern matrix do not depend on (C, kappa): once for all
+        preprocessor = _Preprocessor(self.preprocessing, X)
+        Xp = preprocessor.transform(X)
+        F = pattern_matrix(Xp, s) if self.damping == "auto" else None
+        fitted = {
+            "classes_": self.classes_,
+            "_preprocessor": preprocessor,
+            "n_features_in_": self.n_features_in_,
+        }
+        # a grid point whose residual stops falling is an unstable fixed point: more
+        # updates would not converge it, and it is reported unconverged either way
+        params = base._solver_params(patience=_CV_PATIENCE if self.damping == "auto" else None)
         points = [(C, k) for C in grid[0] for k in grid[1]]
-        fits = Parallel(n_jobs=self.n_jobs)(delayed(_fit_one)(base, X, y, C, k) for C, k in points)
-        loo = np.array([est.loo_error_ for est, _ in fits])
-        loss = np.array([est.loo_log_loss_ for est, _ in fits])
+        with blas_threads_for(F) if F is not None else nullcontext():
+            fits = Parallel(n_jobs=self.n_jobs)(
+                delayed(_fit_point)(base, fitted, Xp, s, F, C, k, params) for C, k in points
+            )
+        loo = np.array([est.loo_error_ for est in fits])
+        loss = np.array([est.loo_log_loss_ for est in fits])
         self.cv_results_ = {
             "param_C": np.array([p[0] for p in points]),
             "param_kappa": np.array([p[1] for p in points]),
             "loo_error": loo,
             "loo_log_loss": loss,
-            "n_iter": np.array([est.n_iter_ for est, _ in fits]),
-            "converged": np.array([not warned for _, warned in fits]),
+            "n_iter": np.array([est.n_iter_ for est in fits]),
+            "converged": np.array([est.converged_ for est in fits]),
         }
         self.best_index_ = int(np.lexsort((loss, loo))[0])
-        self.best_estimator_ = fits[self.best_index_][0]
+        self.best_estimator_ = fits[self.best_index_]
         self.best_C_, self.best_kappa_ = points[self.best_index_]
         self.n_iter_ = self.best_estimator_.n_iter_
         if not self.cv_results_["converged"][self.best_index_]:
