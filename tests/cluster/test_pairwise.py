@@ -11,7 +11,15 @@ from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from statmechlearn.cluster import ConstantShiftEmbedding, PairwiseClustering, pairwise_cost
-from statmechlearn.cluster._pairwise import _centre, _mean_fields
+from statmechlearn.cluster._pairwise import _centre, _mean_fields, check_dissimilarity
+from statmechlearn.cluster._pairwise_anneal import (
+    ProductCounter,
+    cluster_critical_temperatures,
+    free_energy,
+    mean_fields,
+    solve,
+)
+from statmechlearn.cluster._schedule import SPLIT_MARGIN
 
 
 def _sq_dist(X):
@@ -93,8 +101,11 @@ def test_first_split_at_the_critical_temperature():
     Xc = X - X.mean(axis=0)
     t_c = 2 * np.linalg.eigvalsh(Xc.T @ Xc / len(X))[-1]
     assert pc.critical_temperature_ == pytest.approx(t_c)
+    # The split is made once T is SPLIT_MARGIN below T_c, and the schedule lands exactly there.
     temps = np.array(pc.path_.temperature)
-    assert pc.path_.transitions()[0][0] == temps[temps < t_c][0]
+    below = temps[temps <= (1 - SPLIT_MARGIN) * t_c * (1 + 1e-12)][0]
+    assert below == pytest.approx((1 - SPLIT_MARGIN) * t_c, rel=1e-9)
+    assert pc.path_.transitions()[0][0] == below
 
 
 def test_shift_changes_the_cost_by_a_constant_and_makes_it_kmeans():
@@ -174,3 +185,124 @@ def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tiny random data can leave clusters unsplit
         check(estimator)
+
+
+# ---------------------------------------------------------------- the annealing machinery
+
+
+def _weighted_covariance_tc(X, p):
+    w = p / p.sum()
+    Xc = X - w @ X
+    return 2.0 * np.linalg.eigvalsh((Xc * w[:, None]).T @ Xc)[-1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_lanczos_critical_temperatures_are_twice_the_cluster_covariance_eigenvalue(seed):
+    """Reference twin: the dense eigenvalue of each cluster's weighted covariance."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(80, 4)) * [3.0, 1.0, 0.5, 0.2]
+    D = _sq_dist(X)
+    P = rng.dirichlet(np.ones(3), size=80)
+    product = ProductCounter(D)
+    G = product(P)
+    h, _, mass = mean_fields(P, G, 80)
+    t_c, _, directions = cluster_critical_temperatures(
+        P, h, mass, product, starts=[rng.standard_normal(80) for _ in range(3)], tol=1e-10
+    )
+    for k in range(3):
+        assert t_c[k] == pytest.approx(_weighted_covariance_tc(X, P[:, k]), rel=1e-8)
+        # the split direction is the projection on the top eigenvector of the covariance
+        w = P[:, k] / P[:, k].sum()
+        Xc = X - w @ X
+        e = np.linalg.eigh((Xc * w[:, None]).T @ Xc)[1][:, -1]
+        assert abs(np.corrcoef(directions[:, k], Xc @ e)[0, 1]) == pytest.approx(1.0, abs=1e-6)
+    # one product per Lanczos step serves all three clusters (rank 4: at most 4 + 1 steps)
+    assert product.count <= 1 + 5
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_anderson_fixed_point_is_the_plain_iterations_fixed_point(seed):
+    X, _ = make_blobs(120, centers=3, cluster_std=1.5, random_state=seed)
+    D = _sq_dist(X)
+    rng = np.random.default_rng(seed)
+    pc = PairwiseClustering(3, random_state=seed).fit(D)
+    T = 0.1 * pc.critical_temperature_
+    product = ProductCounter(D)
+    # a start in the basin of the three-cluster fixed point (from a random one the two can end
+    # in different local minima, or in copies of one cluster whose mass split is a neutral mode)
+    P0 = 0.8 * pc.assignments_ + 0.2 * rng.dirichlet(np.ones(3), size=120)
+    _, _, fast, it_fast, ok_fast = solve(P0, D @ P0, T, product, tol=1e-10)
+    _, _, slow, it_slow, ok_slow = solve(P0, D @ P0, T, product, tol=1e-10, depth=0, max_iter=5000)
+    assert ok_fast and ok_slow
+    # plain iterations stop at a step below tol, which along a slow mode is still short of the
+    # fixed point by tol / (1 - rate)
+    np.testing.assert_allclose(fast, slow, atol=1e-6)
+    assert free_energy(fast, D @ fast, T) == pytest.approx(free_energy(slow, D @ slow, T), rel=1e-9)
+    assert it_fast < it_slow
+    h, _ = _mean_fields(D, fast)
+    mass = fast.sum(axis=0)
+    from statmechlearn.cluster._maxent import gibbs_assignments
+
+    np.testing.assert_allclose(gibbs_assignments(h, T, np.log(mass / 120))[0], fast, atol=1e-9)
+
+
+def test_mean_fields_from_the_product_match_the_direct_ones():
+    rng = np.random.default_rng(5)
+    D = _random_dissimilarity(rng, 30)
+    P = rng.dirichlet(np.ones(4), size=30)
+    h, _, mass = mean_fields(P, D @ P, 30)
+    h_ref, mass_ref = _mean_fields(D, P)
+    np.testing.assert_allclose(h, h_ref, rtol=1e-12)
+    np.testing.assert_allclose(mass, mass_ref, rtol=1e-12)
+
+
+def test_fit_reads_a_symmetric_input_without_copying_or_keeping_it():
+    X, _ = make_blobs(50, centers=2, random_state=3)
+    D = _sq_dist(X)
+    D = 0.5 * (D + D.T)
+    assert check_dissimilarity(D, copy=False) is D
+    assert check_dissimilarity(D) is not D
+    before = D.copy()
+    pc = PairwiseClustering(2, random_state=0).fit(D)
+    np.testing.assert_array_equal(D, before)
+    assert not any(isinstance(v, np.ndarray) and v.shape == D.shape for v in vars(pc).values())
+    assert pc.cost_ == pytest.approx(pairwise_cost(D, pc.labels_), rel=1e-12)
+    assert pc.n_products_ >= pc.n_iter_ > 0
+
+
+def test_symmetrise_in_blocks_matches_the_dense_formula():
+    rng = np.random.default_rng(0)
+    A = rng.uniform(size=(600, 600))  # larger than one block
+    np.fill_diagonal(A, 0.0)
+    with pytest.warns(UserWarning, match="not symmetric"):
+        S = check_dissimilarity(A)
+    np.testing.assert_array_equal(S, S.T)
+    np.testing.assert_allclose(S, 0.5 * (A + A.T), rtol=1e-15)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_non_euclidean_dissimilarities_reach_a_local_minimum(seed):
+    """On squared L1 distances (not Euclidean: the critical temperatures are estimates),
+    the labels found admit no single-object move that lowers the cost."""
+    X, _ = make_blobs(60, centers=3, cluster_std=1.0, random_state=seed)
+    D = np.abs(X[:, None, :] - X[None, :, :]).sum(-1) ** 2
+    pc = PairwiseClustering(3, random_state=seed).fit(D)
+    assert len(np.unique(pc.labels_)) == 3
+    base = pc.cost_
+    for i in range(60):
+        for k in range(3):
+            if k != pc.labels_[i]:
+                moved = pc.labels_.copy()
+                moved[i] = k
+                assert pairwise_cost(D, moved) >= base - 1e-9 * base
+
+
+def test_products_grow_sublinearly_in_the_number_of_temperatures():
+    X, _ = make_blobs(200, centers=3, cluster_std=1.5, random_state=0)
+    D = _sq_dist(X)
+    coarse = PairwiseClustering(3, cooling_rate=0.8, random_state=0).fit(D)
+    fine = PairwiseClustering(3, cooling_rate=0.95, random_state=0).fit(D)
+    ratio_t = len(fine.path_.temperature) / len(coarse.path_.temperature)
+    assert ratio_t > 3
+    assert fine.n_products_ / coarse.n_products_ < ratio_t
+    assert adjusted_rand_score(fine.labels_, coarse.labels_) == 1.0

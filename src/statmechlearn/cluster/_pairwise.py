@@ -35,15 +35,16 @@ from sklearn.metrics.pairwise import (
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import RANDOM_STATE, check_array_finite, validate_named
-from statmechlearn.cluster._maxent import (
-    gibbs_assignments,
-    information_free_energy,
-    run_annealing,
+from statmechlearn.cluster._maxent import gibbs_assignments
+from statmechlearn.cluster._pairwise_anneal import (
+    ProductCounter,
+    cluster_critical_temperatures,
+    pairwise_anneal,
 )
 from statmechlearn.cluster._schedule import GeometricSchedule
-from statmechlearn.theory.annealing import critical_temperature
 
 __all__ = ["ConstantShiftEmbedding", "PairwiseClustering", "check_dissimilarity", "pairwise_cost"]
 
@@ -60,20 +61,24 @@ def check_partition(labels, n_samples, name="labels"):
     return labels.astype(np.int64)
 
 
-def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8):
+def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8, copy=True):
     """Validate a dissimilarity matrix and return its symmetric part.
 
     Rules: square, finite, non-negative, zero diagonal (an object is not
     dissimilar to itself). An asymmetric matrix is replaced by
     ``(D + D.T) / 2`` — the pairwise costs only ever see ``D_ij + D_ji`` — with
     a warning when the asymmetry exceeds ``symmetry_tol`` times the largest
-    entry.
+    entry. The checks scan ``D`` in blocks of rows, so that they allocate no
+    ``n x n`` temporaries.
 
     Parameters
     ----------
     D : array_like of shape (n, n)
     name : str, default="D"
     symmetry_tol : float, default=1e-8
+    copy : bool, default=True
+        False: return ``D`` itself (as a float array) when it is exactly
+        symmetric, so that a caller that only reads it holds no second copy.
 
     Returns
     -------
@@ -86,39 +91,75 @@ def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8):
         raise ValueError(
             f"{name} must be a non-empty square (n, n) dissimilarity matrix, got {D.shape}"
         )
-    if not np.all(np.isfinite(D)):
+    finite, smallest, scale, asym = _scan(D)
+    if not finite:
         raise ValueError(f"{name} must be finite (no NaN or inf)")
-    if np.any(D < 0):
+    if smallest < 0:
         raise ValueError(
             f"Negative values in data passed to {name}: dissimilarities must be >= 0, "
-            f"smallest {D.min():g}"
+            f"smallest {smallest:g}"
         )
-    scale = float(np.max(D)) if D.size else 0.0
     if np.any(np.abs(np.diag(D)) > symmetry_tol * max(scale, 1.0)):
         largest = float(np.abs(np.diag(D)).max())
         raise ValueError(f"{name} must have a zero diagonal, largest |D_ii| {largest:g}")
-    asym = float(np.max(np.abs(D - D.T))) if D.size else 0.0
     if asym > symmetry_tol * max(scale, 1.0):
         warnings.warn(
             f"{name} is not symmetric (max |D_ij - D_ji| = {asym:g}); using (D + D.T) / 2",
             UserWarning,
             stacklevel=3,
         )
-    return 0.5 * (D + D.T)
+    if asym == 0.0 and not copy:
+        return D
+    out = np.array(D, order="C")
+    if asym > 0.0:
+        _symmetrise(out)
+    return out
 
 
-def _dissimilarities(est, X, reset):
-    """``D`` from ``X``: the matrix itself (``metric="precomputed"``) or pairwise distances."""
+_BLOCK = 256
+
+
+def _scan(D):
+    """``(all finite, min, max, max |D - D.T|)`` of a square matrix, a block of rows at a time."""
+    n = D.shape[0]
+    finite, smallest, largest, asym = True, np.inf, -np.inf, 0.0
+    for i in range(0, n, _BLOCK):
+        rows = D[i : i + _BLOCK]
+        if not np.all(np.isfinite(rows)):
+            return False, np.nan, np.nan, np.nan
+        smallest = min(smallest, float(rows.min()))
+        largest = max(largest, float(rows.max()))
+        asym = max(asym, float(np.max(np.abs(rows - D[:, i : i + _BLOCK].T))))
+    return finite, smallest, largest, asym
+
+
+def _symmetrise(D):
+    """``D <- (D + D.T) / 2`` in place, block by block (``D += D.T`` would buffer a copy)."""
+    n = D.shape[0]
+    for i in range(0, n, _BLOCK):
+        for j in range(i, n, _BLOCK):
+            upper = D[i : i + _BLOCK, j : j + _BLOCK]
+            mean = 0.5 * (upper + D[j : j + _BLOCK, i : i + _BLOCK].T)
+            D[i : i + _BLOCK, j : j + _BLOCK] = mean
+            D[j : j + _BLOCK, i : i + _BLOCK] = mean.T
+
+
+def _dissimilarities(est, X, reset, copy=True):
+    """``D`` from ``X``: the matrix itself (``metric="precomputed"``) or pairwise distances.
+
+    ``copy=False``: an exactly symmetric precomputed ``X`` is used as it is (for callers
+    that only read ``D``)."""
     if est.metric == "precomputed":
         X = validate_named(est, X, dtype=float, reset=reset, ensure_min_samples=2)
-        return check_dissimilarity(X, "X"), None
+        return check_dissimilarity(X, "X", copy=copy), None
     X = validate_named(est, X, dtype=float, reset=reset, ensure_min_samples=2)
     if est.metric == "sqeuclidean":
         D = euclidean_distances(X, squared=True)
     else:
         D = pairwise_distances(X, metric=est.metric)
     np.fill_diagonal(D, 0.0)
-    return 0.5 * (D + D.T), X
+    _symmetrise(D)
+    return D, X
 
 
 def _check_metric(metric):
@@ -269,16 +310,29 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     ``h[i, nu] = (1/n_nu) sum_j P[j,nu] (D_ij - (1/(2 n_nu)) sum_k P[k,nu] D_jk)``
     and priors ``p_nu = n_nu / n`` (so that coincident clusters count once),
     iterated to a fixed point at each temperature of a geometric schedule,
-    clusters splitting as they become unstable. Each sweep costs one
-    ``(n x n) @ (n x K)`` product. For squared Euclidean ``D`` this is
-    deterministic annealing of k-means on the underlying points. For other
-    symmetric ``D`` the hard cost equals, up to a constant, the k-means cost
-    of the :class:`ConstantShiftEmbedding` (it is invariant under
+    clusters splitting as they become unstable. For squared Euclidean ``D``
+    this is deterministic annealing of k-means on the underlying points. For
+    other symmetric ``D`` the hard cost equals, up to a constant, the k-means
+    cost of the :class:`ConstantShiftEmbedding` (it is invariant under
     off-diagonal shifts). The mean-field iteration is only approximately
     invariant, since its ``1/n_nu`` includes object ``i``'s own share, so
     on small non-Euclidean problems clustering ``D`` and its shifted form can
     end in different local minima; cluster ``shifted_dissimilarity_`` for the
     exact k-means equivalence.
+
+    The cost unit is the product ``D @ Z`` (``Z`` of shape ``(n, k)``), which
+    reads all of ``D``; the annealing spends them only where something
+    happens. Each cluster's critical temperature ``T_c = 2 lambda_max`` of its
+    (embedded) covariance is computed by a few Lanczos steps, all clusters
+    sharing each product; a cluster is split, along its unstable direction,
+    once the temperature is ``SPLIT_MARGIN`` (5 %) below its ``T_c``, and the
+    schedule lands there. Fixed points are solved by Anderson-accelerated
+    iteration, warm-started with the previous temperature's product, so that
+    temperatures where nothing moves (one cluster above the first ``T_c``,
+    hard assignments at the end) cost no product. Once ``n_clusters`` clusters
+    exist, no split is near and the schedule cools in double steps
+    (``cooling_rate**2``). ``D`` is only read: a symmetric float64 input is not
+    copied, and it is not kept after :meth:`fit`.
 
     Parameters
     ----------
@@ -292,14 +346,18 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     min_temperature : float or "auto", default="auto"
         Last temperature; "auto" is ``1e-4`` times the same scale.
     cooling_rate : float, default=0.9
-        Ratio of successive temperatures, in (0, 1).
+        Ratio of successive temperatures, in (0, 1), while clusters can still
+        split (refined to land ``SPLIT_MARGIN`` below a pending critical
+        temperature); ``cooling_rate**2`` once ``n_clusters`` clusters exist.
     damping : float, default=0.0
         Weight of the old assignments in each synchronous update.
     max_iter : int, default=2000
-        Sweeps per temperature (convergence slows near a critical temperature).
+        Products (iterations) per fixed point.
     tol : float, default=1e-7
+        Stop a fixed point when ``max |Delta P| < tol``.
     noise : float, default=1e-3
-        Relative size of the split perturbation (> 0).
+        Relative size of the random part of a split perturbation (> 0), added to
+        the unstable direction.
     metric : str, default="precomputed"
         ``"precomputed"``: ``X`` is the dissimilarity matrix. Otherwise ``X``
         holds feature vectors and ``D`` is computed with ``"sqeuclidean"``
@@ -317,8 +375,14 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     cost_ : float
         The pairwise cost ``R`` of ``labels_``.
     critical_temperature_ : float
+        ``2 lambda_max`` of ``-Q D Q / (2 n)``: the first split's temperature.
     path_ : AssignmentPath
+        Per temperature; ``n_iter`` counts its products.
     n_iter_ : int
+        Products of the annealing (the sum of ``path_.n_iter``).
+    n_products_ : int
+        All products ``D @ Z`` of :meth:`fit`, including the first critical
+        temperature and the final mean fields and cost.
 
     Examples
     --------
@@ -397,15 +461,29 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         self
         """
         _check_metric(self.metric)
-        D, self._X_fit = _dissimilarities(self, X, reset=True)
+        # D is only read (products D @ Z): a symmetric input is not copied.
+        D, self._X_fit = _dissimilarities(self, X, reset=True, copy=False)
         n = D.shape[0]
         if self.n_clusters > n:
             raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
         rng = check_random_state(self.random_state)
+        product = ProductCounter(D)
+        row_sums = product(np.ones(n))
         # Squared-Euclidean DA splits at 2 lambda_max of the covariance, whose nonzero
-        # eigenvalues are those of the centred Gram matrix divided by n.
-        self.critical_temperature_ = critical_temperature(-0.5 * _centre(D) / n)
-        scale = max(self.critical_temperature_, float(np.mean(D)) / n, _TINY)
+        # eigenvalues are those of the centred Gram matrix -Q D Q / 2 divided by n: found by
+        # Lanczos (a few products) rather than a dense O(n^3) eigendecomposition.
+        h = (row_sums / n - 0.5 * row_sums.sum() / n**2)[:, None]
+        t_c, vectors, directions = cluster_critical_temperatures(
+            np.ones((n, 1)),
+            h,
+            np.array([float(n)]),
+            product,
+            starts=[rng.standard_normal(n)],
+            tol=1e-9,
+            max_steps=min(n, 300),
+        )
+        self.critical_temperature_ = float(t_c[0])
+        scale = max(self.critical_temperature_, float(row_sums.sum()) / n**3, _TINY)
         t_min = 1e-4 * scale if self.min_temperature == "auto" else float(self.min_temperature)
         t_max = (
             max(2.0 * scale, 2.0 * t_min)
@@ -413,22 +491,9 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             else self.max_temperature
         )
         temps = GeometricSchedule(t_max, t_min, self.cooling_rate)
-
-        def field(P):
-            h, mass = _mean_fields(D, P)
-            return h, np.log(mass / n)
-
-        def free_energy(P, T):
-            # The expected cost is not sum P h for a quadratic cost: evaluate it directly.
-            mass = P.sum(axis=0)
-            energy = 0.5 * float(np.sum(np.einsum("ik,ik->k", P, D @ P) / mass))
-            return information_free_energy(P, energy, T)
-
-        P, path = run_annealing(
-            "PairwiseClustering",
-            field,
-            free_energy,
-            n,
+        P, path = pairwise_anneal(
+            product,
+            row_sums,
             self.n_clusters,
             temps,
             rng=rng,
@@ -436,14 +501,25 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             damping=self.damping,
             max_iter=self.max_iter,
             tol=self.tol,
+            first_vector=vectors[0],
+            first_direction=directions[:, 0],
+            first_critical=self.critical_temperature_,
         )
+        _warn_annealing(P, path, self.n_clusters, self.max_iter)
         self.assignments_ = P
         self.labels_ = np.argmax(P, axis=1)
-        self.cost_ = pairwise_cost(D, self.labels_)
+        # One product serves the mean fields of predict and the cost of the labels.
+        onehot = (self.labels_[:, None] == np.arange(P.shape[1])).astype(float)
+        G = product(np.hstack([P, onehot]))
+        mass = P.sum(axis=0)
+        self._within = np.einsum("jk,jk->k", P, G[:, : P.shape[1]]) / mass**2
+        sizes = np.maximum(onehot.sum(axis=0), 1.0)
+        self.cost_ = 0.5 * float(np.sum(np.einsum("jk,jk->k", onehot, G[:, P.shape[1] :]) / sizes))
         self.path_ = path
         self.n_iter_ = int(sum(path.n_iter))
+        self.n_products_ = int(product.count)
         self.temperature_ = float(path.temperature[-1])
-        self._D = D
+        self._n_train = n
         return self
 
     def predict(self, X):
@@ -496,7 +572,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
 
     def _fields(self, X):
         check_is_fitted(self)
-        n = self._D.shape[0]
+        n = self._n_train
         if self.metric != "precomputed":
             X = validate_named(self, X, dtype=float, reset=False)
             if self.metric == "sqeuclidean":
@@ -512,9 +588,28 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         if not np.all(np.isfinite(X)) or np.any(X < 0):
             raise ValueError("X must be finite and non-negative")
         P = self.assignments_
-        mass = P.sum(axis=0)
-        within = np.einsum("jk,jk->k", P, self._D @ P) / mass**2
-        return X @ P / mass - 0.5 * within
+        return X @ P / P.sum(axis=0) - 0.5 * self._within
+
+
+def _warn_annealing(P, path, n_clusters, max_iter):
+    """The warnings the annealing engine owes its user (as in ``_maxent.run_annealing``)."""
+    name = "PairwiseClustering"
+    if P.shape[1] < n_clusters:
+        warnings.warn(
+            f"{name}: only {P.shape[1]} of n_clusters={n_clusters} clusters separated by the "
+            f"last temperature T={path.temperature[-1]:g}: min_temperature is above the next "
+            "split, or the cost does not reward more clusters",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    if not path.converged[-1]:
+        warnings.warn(
+            f"{name}: the fixed point at the last temperature T={path.temperature[-1]:g} was not "
+            f"reached in max_iter={max_iter} iterations; raise max_iter "
+            "(or damping for mean-field costs)",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
 
 
 def pairwise_cost(D, labels):
