@@ -5,6 +5,8 @@ import math
 import matplotlib
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 from sklearn.mixture import GaussianMixture
@@ -26,6 +28,12 @@ from statmechlearn.model_selection import (
     stability,
 )
 from statmechlearn.model_selection._common import matched_disagreement, within_dispersion
+from statmechlearn.model_selection._gap import (
+    _draws,
+    _kmeans_log_w,
+    _kmeans_log_w_numpy,
+    _tolerance,
+)
 
 matplotlib.use("Agg")
 
@@ -89,6 +97,55 @@ def test_gap_finds_three_clusters_and_one_in_the_null(reference):
     np.testing.assert_allclose(res0.s, res0.sd * math.sqrt(1 + 1 / 20))
     res0.plot()
     matplotlib.pyplot.close("all")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    n=st.integers(2, 40),
+    d=st.integers(1, 5),
+    k_max=st.integers(1, 6),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_compiled_kmeans_matches_numpy_twin(n, d, k_max, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * rng.uniform(0.1, 10.0, size=d)
+    ks = np.arange(1, min(k_max, n) + 1)
+    U = _draws(ks, 3, rng)
+    fast = _kmeans_log_w(X, ks, U, 300, _tolerance(X))
+    slow = _kmeans_log_w_numpy(X, ks, U, 300, _tolerance(X))
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
+
+
+def test_default_clusterer_fits_as_well_as_kmeans():
+    # the compiled default is KMeans(n_init=10)'s algorithm: on separated blobs both reach the
+    # global optimum at the true k; elsewhere both are local optima of 10 starts, so neither
+    # is lower on average by more than the spread of such optima (a few per cent of W_k)
+    X, _ = make_blobs(200, centers=[(0, 0), (8, 0), (0, 8), (8, 8)], random_state=3)
+    ks = np.arange(1, 8)
+    ours = _kmeans_log_w(X, ks, _draws(ks, 10, np.random.default_rng(0)), 300, _tolerance(X))
+    sk = [np.log(KMeans(k, n_init=10, random_state=0).fit(X).inertia_) for k in ks[1:]]
+    assert ours[3] == pytest.approx(sk[2], rel=1e-9)
+    assert ours[0] == pytest.approx(np.log(within_dispersion(X, np.zeros(200, dtype=int))))
+    rng = np.random.default_rng(1)
+    excess = []
+    for i in range(10):
+        R = rng.uniform(size=(100, 3))
+        mine = _kmeans_log_w(R, ks, _draws(ks, 10, rng), 300, _tolerance(R))[1:]
+        theirs = [np.log(KMeans(k, n_init=10, random_state=i).fit(R).inertia_) for k in ks[1:]]
+        excess.append(mine - theirs)
+    assert abs(np.mean(excess)) < 0.01
+
+
+def test_gap_default_is_reproducible_across_n_jobs():
+    X = _tibshirani_three(2)
+    one = gap_statistic(X, k_range=range(1, 6), n_references=12, random_state=5)
+    two = gap_statistic(X, k_range=range(1, 6), n_references=12, random_state=5, n_jobs=2)
+    np.testing.assert_array_equal(one.gap, two.gap)
+    np.testing.assert_array_equal(one.s, two.s)
+    # an explicitly given clusterer is used as given; up to the true k both find the optimum
+    km = gap_statistic(X, KMeans(n_init=10), range(1, 6), n_references=10, random_state=5)
+    assert km.n_clusters == 3
+    np.testing.assert_allclose(km.log_w[:3], one.log_w[:3], rtol=1e-9)
 
 
 def test_random_label_disagreement_tends_to_one_minus_one_over_k():
