@@ -33,7 +33,10 @@ test-floors: $(STAMP)
 	bash scripts/test-floors.sh
 
 ## Every benchmark, on one thread and on all; writes docs/benchmarks.md from their output.
+# gap-stat's sdist pins an old wheel in its build requirements: it installs only without
+# build isolation, so it is a benchmark peer, not an extra (its rows say when it is missing).
 bench: $(STAMP)
+	-$(BIN)/python -m pip install --quiet wheel && $(BIN)/python -m pip install --quiet --no-build-isolation gap-stat
 	$(BIN)/python benchmarks/run.py
 
 lint: $(STAMP)
