@@ -8,9 +8,11 @@ isotropic Gaussian mixture of variance ``T/2``. Arrays carry a leading run
 axis ``B`` so that many starts on the same data cost one matrix product.
 
 One pass (:func:`gibbs_pass`) is a numba loop over fixed blocks of rows:
-per block a BLAS product gives the cross terms ``x . y_k``, a loop turns them
+per block a BLAS product gives the cross terms ``x . y_k``, loops turn them
 into the assignment (accumulating masses, and distortions and entropy when
-asked), and a second product gives the centroid sums. The exponentials of a
+asked), and a second product gives the centroid sums. A block is held as
+``(code vector, row)``, so that every loop runs along the block's 1024 rows
+and vectorises (along K = 10 entries per row it did not). The exponentials of a
 block are one branch-free loop (:func:`_exp_block`, within an ulp of libm's
 and vectorised by LLVM, three times faster than scalar calls). Terms with
 ``p(k|x) < e^-40 p_max(x)`` lie below double precision of the row's
@@ -98,7 +100,9 @@ def _exp_block(a, bits, m):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True, parallel=True, fastmath=_FAST, error_model="numpy")
-def _pass_kernel(X, ct, x_sq, y_sq, log_w, inv_t, with_stats):  # pragma: no cover - compiled
+def _pass_kernel(X, cy, x_sq, y_sq, log_w, inv_t, with_stats):  # pragma: no cover - compiled
+    # A block is held as (code vector, row): every loop below runs along the block's
+    # rows, contiguous and long, so LLVM vectorises it (along K = 10 it would not).
     n, d = X.shape
     B, K = log_w.shape
     n_blocks = (n + _BLOCK - 1) // _BLOCK
@@ -112,50 +116,75 @@ def _pass_kernel(X, ct, x_sq, y_sq, log_w, inv_t, with_stats):  # pragma: no cov
         stop = min(n, start + _BLOCK)
         m = stop - start
         xb = X[start:stop]
-        prob = np.dot(xb, ct)  # cross terms x.y_k, overwritten by p(k|x)
-        flat = prob.reshape(m * B * K)
-        bits = np.empty(m * B * K, dtype=np.int64)
-        tops = np.empty((m, B))
-        for r in range(m):
-            for b in range(B):
-                o = b * K
-                top = -np.inf
-                for k in range(K):
-                    s = max(x_sq[start + r] - 2.0 * prob[r, o + k] + y_sq[b, k], 0.0)
-                    lk = log_w[b, k] - s * inv_t
-                    prob[r, o + k] = lk
-                    top = max(top, lk)
-                tops[r, b] = top
-                for k in range(K):
-                    prob[r, o + k] -= top
+        xs = x_sq[start:stop]
+        prob = np.empty((B * K, m))
+        prob[:, :] = np.dot(cy, xb.T)  # cross terms x.y_k, overwritten by p(k|x)
+        tops = np.empty((B, m))
+        totals = np.empty(m)
+        log_inv = np.empty(m if with_stats >= 1 else 0)
+        for b in range(B):
+            top = tops[b]
+            for r in range(m):
+                top[r] = -np.inf
+            for k in range(K):
+                row = prob[b * K + k]
+                lw = log_w[b, k]
+                yk = y_sq[b, k]
+                for r in range(m):
+                    lk = lw - max(xs[r] - 2.0 * row[r] + yk, 0.0) * inv_t
+                    row[r] = lk
+                    top[r] = max(top[r], lk)
+            for k in range(K):
+                row = prob[b * K + k]
+                for r in range(m):
+                    row[r] -= top[r]
+        flat = prob.reshape(B * K * m)
         # the logits relative to the row's top, u <= 0, kept for the statistics
         logits = flat.copy() if with_stats >= 2 else flat[:0]
-        _exp_block(flat, bits, m * B * K)  # exp(0) = 1 exactly for the top term
-        for r in range(m):
-            for b in range(B):
-                o = b * K
-                total = 0.0
+        bits = np.empty(B * K * m, dtype=np.int64)
+        _exp_block(flat, bits, B * K * m)  # exp(0) = 1 exactly for the top term
+        for b in range(B):
+            for r in range(m):
+                totals[r] = 0.0
+            for k in range(K):
+                row = prob[b * K + k]
+                for r in range(m):
+                    totals[r] += row[r]
+            for r in range(m):
+                totals[r] = 1.0 / totals[r]
+            for k in range(K):
+                row = prob[b * K + k]
+                acc = 0.0
+                for r in range(m):
+                    p = row[r] * totals[r]
+                    row[r] = p
+                    acc += p
+                mass[blk, b, k] = acc
+            if with_stats >= 1:
+                acc = 0.0
+                for r in range(m):
+                    log_inv[r] = np.log(totals[r])
+                    acc += tops[b, r] - log_inv[r]
+                log_z[blk, b] = acc
+            if with_stats >= 2:
+                top = tops[b]
+                ent = 0.0
                 for k in range(K):
-                    total += prob[r, o + k]
-                inv = 1.0 / total
-                for k in range(K):
-                    p = prob[r, o + k] * inv
-                    prob[r, o + k] = p
-                    mass[blk, b, k] += p
-                if with_stats >= 1:
-                    log_total = np.log(total)
-                    log_z[blk, b] += log_total + tops[r, b]
-                if with_stats >= 2:
+                    row = prob[b * K + k]
+                    lw = log_w[b, k]
+                    o = (b * K + k) * m
                     acc = 0.0
-                    for k in range(K):
-                        p = prob[r, o + k]
+                    for r in range(m):
+                        p = row[r]
                         if p > 0.0:
-                            u = logits[(r * B + b) * K + k]
+                            u = logits[o + r]
                             # |x - y_k|^2 = T (log w_k - logit_k)
-                            dist[blk, b, k] += p * (log_w[b, k] - u - tops[r, b]) / inv_t
-                            acc += p * (u - log_total)
-                    plogp[blk, b] += acc
-        sums[blk] = np.dot(prob.T, xb)
+                            acc += p * (lw - u - top[r])
+                            # log p = u - log(total) = u + log(1 / total)
+                            ent += p * (u + log_inv[r])
+                    dist[blk, b, k] = acc / inv_t
+                plogp[blk, b] = ent
+        sums[blk] = np.dot(prob, xb)
     # in block order, so that the bits do not depend on the thread count;
     # scalar loops, since array expressions on views allocate per block
     out_sums = np.zeros((B * K, d))
@@ -330,7 +359,7 @@ def gibbs_pass_numpy(X, centers, log_weights, temperature, x_sq=None):
 def _pass(X, centers, log_weights, temperature, x_sq, *, with_stats):
     centers = np.asarray(centers, dtype=float)
     B, K, d = centers.shape
-    ct = np.ascontiguousarray(centers.reshape(B * K, d).T)
+    cy = np.ascontiguousarray(centers.reshape(B * K, d))
     y_sq = np.einsum("bkd,bkd->bk", centers, centers)
     log_weights = np.ascontiguousarray(log_weights, dtype=float)
     out = None
@@ -341,7 +370,7 @@ def _pass(X, centers, log_weights, temperature, x_sq, *, with_stats):
             stop = start + _SPAN
             part = _pass_kernel(
                 X[start:stop],
-                ct,
+                cy,
                 x_sq[start:stop],
                 y_sq,
                 log_weights,
@@ -430,47 +459,72 @@ def gibbs_fixed_point(
 
 
 def _fixed_point(
-    X, centers, log_weights, temperature, x_sq, *, mass_constrained, max_iter, tol, accelerate
+    X,
+    centers,
+    log_weights,
+    temperature,
+    x_sq,
+    *,
+    mass_constrained,
+    max_iter,
+    tol,
+    accelerate,
+    final_stats=False,
 ):
     """:func:`gibbs_fixed_point` on checked inputs: the estimators call it once per
-    temperature, on data they validated once in ``fit``."""
+    temperature, on data they validated once in ``fit``.
+
+    With ``final_stats`` the converged state is the one the last pass was
+    evaluated at (within ``tol`` of its update), returned with that pass's
+    sums as a fifth element: the path statistics then cost no extra pass.
+    """
     n = X.shape[0]
+    check_level = 2 if final_stats else 0
 
     def step(c, lw, level=0):
-        sums, mass, _, log_z, _ = _pass(X, c, lw, temperature, x_sq, with_stats=level)
+        out = _pass(X, c, lw, temperature, x_sq, with_stats=level)
+        sums, mass = out[0], out[1]
         if mass_constrained:
             with np.errstate(divide="ignore"):
                 lw = np.log(mass / n)
-        return _centroids(sums, mass, c), lw, log_z
+        return _centroids(sums, mass, c), lw, out
 
     def moved(a, b):
         return np.sum((a - b) ** 2, axis=(1, 2))
+
+    def done(c, lw, new, new_lw, out):
+        if final_stats:
+            return c, lw, n_iter, shift, out
+        return new, new_lw, n_iter, shift
 
     shift = np.full(centers.shape[0], np.inf)
     step_max = np.full(centers.shape[0], 4.0)
     n_iter = 0
     while n_iter < max_iter:
         if not accelerate or max_iter - n_iter < 3:
-            new, log_weights, _ = step(centers, log_weights)
-            shift, centers = moved(new, centers), new
+            new, new_lw, out = step(centers, log_weights, check_level)
+            shift = moved(new, centers)
             n_iter += 1
+            if np.all(shift <= tol):
+                return done(centers, log_weights, new, new_lw, out)
+            centers, log_weights = new, new_lw
         else:
-            c1, lw1, _ = step(centers, log_weights)
+            c1, lw1, out1 = step(centers, log_weights, check_level)
             shift = moved(c1, centers)
             if np.all(shift <= tol):
-                centers, log_weights, n_iter = c1, lw1, n_iter + 1
-                break
-            c2, lw2, log_z1 = step(c1, lw1, level=1)
+                n_iter += 1
+                return done(centers, log_weights, c1, lw1, out1)
+            c2, lw2, out2 = step(c1, lw1, level=1)
             r, v = c1 - centers, c2 - 2.0 * c1 + centers
             norm_r = np.sqrt(np.sum(r**2, axis=(1, 2)))
             norm_v = np.sqrt(np.sum(v**2, axis=(1, 2)))
             step_length = np.clip(norm_r / np.maximum(norm_v, 1e-300), 1.0, step_max)
             alpha = -step_length[:, None, None]
             jump = centers - 2.0 * alpha * r + alpha**2 * v
-            c3, lw3, log_z_jump = step(jump, lw2, level=1)
+            c3, lw3, out3 = step(jump, lw2, level=1)
             n_iter += 3
             # keep the extrapolation only where it did not raise the free energy
-            good = (log_z_jump >= log_z1) & np.all(np.isfinite(c3), axis=(1, 2))
+            good = (out3[3] >= out2[3]) & np.all(np.isfinite(c3), axis=(1, 2))
             # a step that overshot shortens the next; one accepted at the cap lengthens it
             step_max = np.where(
                 good, np.where(step_length >= step_max, 2.0 * step_max, step_max), step_max / 2.0
@@ -478,9 +532,9 @@ def _fixed_point(
             step_max = np.clip(step_max, 1.0, 1e3)
             centers = np.where(good[:, None, None], c3, c2)
             log_weights = np.where(good[:, None], lw3, lw2)
-            continue
-        if np.all(shift <= tol):
-            break
+    if final_stats:
+        out = _pass(X, centers, log_weights, temperature, x_sq, with_stats=2)
+        return centers, log_weights, n_iter, shift, out
     return centers, log_weights, n_iter, shift
 
 
