@@ -54,7 +54,10 @@ class AnnealingPath:
         covariance), ``cluster``, ``accepted`` (False when the pair fell back
         together and was merged). A mass-constrained code vector that later
         falls onto another is merged into it and recorded with
-        ``critical_temperature`` NaN and ``accepted`` False.
+        ``critical_temperature`` NaN and ``accepted`` False. A split-and-merge
+        move at the final temperature (``relocate``) is recorded with
+        ``critical_temperature`` NaN, ``accepted`` True and ``relocated``, the
+        code vector that was moved to split ``cluster``.
     """
 
     temperature: np.ndarray = field(default_factory=lambda: np.empty(0))
@@ -76,14 +79,88 @@ class AnnealingPath:
         self.weights.append(weights.copy())
 
 
-def _principal(X, proba_k, center):
-    """Largest eigenvalue and eigenvector of the posterior-weighted covariance."""
-    mass = proba_k.sum()
-    # rows with p(k|x) below 1e-16 of the largest add nothing at double precision
-    rows = np.flatnonzero(proba_k > 1e-16 * proba_k.max())
-    diff = (X[rows] - center) * np.sqrt(proba_k[rows])[:, None]
-    values, vectors = np.linalg.eigh(diff.T @ diff / mass)
-    return values[-1], vectors[:, -1]
+# Rows per chunk of the passes that need per-row posteriors or distances: O(chunk K)
+# memory instead of O(n K).
+_CHUNK = 1 << 15
+# The final temperature's fixed point is polished to this fraction of tol, within at most
+# _POLISH_ITER plain passes (the path's own temperatures need only tol).
+_POLISH_TOL = 1e-8
+_POLISH_ITER = 50
+# Split-and-merge moves tried per round and code vector, best predicted gain first.
+_RELOCATION_TRIALS = 2
+
+
+def _principal_axes(X, x_sq, centers, log_w, T, groups):
+    """Largest eigenvalue, eigenvector and mass of each group's posterior-weighted covariance.
+
+    ``groups`` lists the code vectors of each group (the covariance is about
+    the group's first code vector); the posterior is computed chunk by chunk.
+    """
+    d = X.shape[1]
+    scatter = np.zeros((len(groups), d, d))
+    mass = np.zeros(len(groups))
+    for start in range(0, X.shape[0], _CHUNK):
+        rows = slice(start, start + _CHUNK)
+        proba, _ = posterior(X[rows], centers[None], log_w[None], T, x_sq[rows])
+        for g, members in enumerate(groups):
+            p = proba[:, 0, members].sum(axis=1)
+            # rows with p(k|x) below 1e-16 of the largest add nothing at double precision
+            near = np.flatnonzero(p > 1e-16 * p.max())
+            diff = (X[rows][near] - centers[members[0]]) * np.sqrt(p[near])[:, None]
+            scatter[g] += diff.T @ diff
+            mass[g] += p.sum()
+    out = []
+    for g in range(len(groups)):
+        values, vectors = np.linalg.eigh(scatter[g] / mass[g])
+        out.append((values[-1], vectors[:, -1], mass[g]))
+    return out
+
+
+def _nearest_two(X, x_sq, centers):
+    """Nearest code vector, and the squared distances to the nearest and second nearest."""
+    n = X.shape[0]
+    labels, first, second = np.empty(n, dtype=np.intp), np.empty(n), np.empty(n)
+    for start in range(0, n, _CHUNK):
+        rows = slice(start, start + _CHUNK)
+        d2 = squared_distances(X[rows], centers, x_sq[rows])
+        two = np.argpartition(d2, 1, axis=1)[:, :2]
+        pair = np.take_along_axis(d2, two, axis=1)
+        swap = pair[:, 1] < pair[:, 0]
+        labels[rows] = np.where(swap, two[:, 1], two[:, 0])
+        first[rows] = np.where(swap, pair[:, 1], pair[:, 0])
+        second[rows] = np.where(swap, pair[:, 0], pair[:, 1])
+    return labels, first, second
+
+
+def _two_means(points, n_iter=20):
+    """2-means of ``points`` started across their principal axis: the two centres and the SSE."""
+    mean = points.mean(axis=0)
+    values, vectors = np.linalg.eigh(
+        np.cov(points, rowvar=False, bias=True).reshape(points.shape[1], points.shape[1])
+    )
+    offset = np.sqrt(max(values[-1], 0.0)) * vectors[:, -1]
+    pair = np.array([mean + offset, mean - offset])
+    for _ in range(n_iter):
+        side = squared_distances(points, pair).argmin(axis=1)
+        if side.min() == side.max():
+            break
+        new = np.array([points[side == h].mean(axis=0) for h in (0, 1)])
+        if np.array_equal(new, pair):
+            break
+        pair = new
+    return pair, float(squared_distances(points, pair).min(axis=1).sum())
+
+
+def _nearest(X, x_sq, centers):
+    """Index of the nearest code vector and the inertia, chunk by chunk."""
+    labels = np.empty(X.shape[0], dtype=np.intp)
+    inertia = 0.0
+    for start in range(0, X.shape[0], _CHUNK):
+        rows = slice(start, start + _CHUNK)
+        d2 = squared_distances(X[rows], centers, x_sq[rows])
+        labels[rows] = d2.argmin(axis=1)
+        inertia += float(np.take_along_axis(d2, labels[rows, None], axis=1).sum())
+    return labels, inertia
 
 
 def _groups(close):
@@ -156,6 +233,11 @@ class DeterministicAnnealing(
         below (``0.95`` times) the highest pending critical temperature of a
         cluster, so that no split is skipped by a coarse schedule (the
         refinement of :class:`~statmechlearn.cluster._schedule.GeometricSchedule`).
+    relocate : bool, default=True
+        Mass-constrained annealing only: at the final temperature, move a code
+        vector from the cluster whose removal raises the distortion least to
+        the cluster whose split lowers it most, while that lowers the inertia
+        (split-and-merge; see Notes). The annealed path itself is unchanged.
     max_iter : int, default=300
         Maximum passes over the data per temperature. Annealing extrapolates
         the fixed-point iteration (SQUAREM) where that lowers the free
@@ -189,6 +271,8 @@ class DeterministicAnnealing(
         critical events.
     n_iter_ : int
         Total fixed-point iterations.
+    n_samples_seen_ : int
+        Samples seen by :meth:`partial_fit` (set by it only).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Defined when X has string feature names.
@@ -204,6 +288,22 @@ class DeterministicAnnealing(
     vectors (too few distinct points, or constant data, which has no
     transition) warns and keeps what it found. Non-converged temperatures are
     counted and reported in one :class:`ConvergenceWarning`.
+
+    Mass-constrained annealing with a budget of ``n_clusters`` spends its code
+    vectors on the first clusters to become unstable. On data with far
+    outliers those are a few far points: their posterior covariance, and so
+    their critical temperature, is the largest (standardised digits: clusters
+    of 1 and 3 points, inertia 11 % above KMeans). With ``relocate`` the
+    final partition is improved by split-and-merge moves (Ueda, Nakano,
+    Ghahramani & Hinton, Neural Computation 12, 2109 (2000)): the moves are
+    ranked by their predicted change of the distortion (removal cost from the
+    second-nearest distances, split gain from a 2-means of the cluster), the
+    best three are tried in turn, and one is kept only if the inertia after
+    the fixed point is lower.
+
+    Once every code vector allowed is in use and distinct no transition can
+    come, and the adaptive schedule cools by ``cooling_rate ** 4`` per step
+    (:data:`~statmechlearn.cluster._schedule.SETTLED_POWER`).
 
     References
     ----------
@@ -232,6 +332,7 @@ class DeterministicAnnealing(
         "min_temperature": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "cooling_rate": [Interval(Real, 0, 1, closed="neither")],
         "adaptive": ["boolean"],
+        "relocate": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": [*RANDOM_STATE],
@@ -249,6 +350,7 @@ class DeterministicAnnealing(
         min_temperature="auto",
         cooling_rate=0.9,
         adaptive=True,
+        relocate=True,
         max_iter=300,
         tol=1e-4,
         random_state=None,
@@ -262,6 +364,7 @@ class DeterministicAnnealing(
         self.min_temperature = min_temperature
         self.cooling_rate = cooling_rate
         self.adaptive = adaptive
+        self.relocate = relocate
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
@@ -284,6 +387,8 @@ class DeterministicAnnealing(
             Fitted estimator.
         """
         X = check_scale(validate_named(self, X, dtype=np.float64))
+        # a fit starts a new stream for partial_fit
+        self.__dict__.pop("_stream_mass", None)
         n = X.shape[0]
         if self.n_clusters > n:
             raise ValueError(
@@ -311,10 +416,7 @@ class DeterministicAnnealing(
             centers, log_w = self._fixed(X, rng)
         self.cluster_centers_ = centers + mean
         self.cluster_weights_ = np.exp(log_w)
-        proba, _ = posterior(X, centers[None], log_w[None], self.temperature_, self._x_sq)
-        self.labels_ = proba[:, 0, :].argmax(axis=1)
-        d2 = squared_distances(X, centers, self._x_sq)
-        self.inertia_ = float(d2.min(axis=1).sum())
+        self.labels_, self.inertia_ = self._labels(X, centers, log_w)
         if self._stalled:
             T, shift = self._stalled[0]
             warnings.warn(
@@ -328,9 +430,24 @@ class DeterministicAnnealing(
         del self._x_sq, self._stalled
         return self
 
+    def _labels(self, X, centers, log_w):
+        """Most probable cluster at the final temperature, and the inertia."""
+        labels, inertia = _nearest(X, self._x_sq, centers)
+        if np.ptp(log_w) > 0.0:
+            # unequal weights tilt the most probable cluster away from the nearest one
+            labels = np.empty_like(labels)
+            for start in range(0, X.shape[0], _CHUNK):
+                rows = slice(start, start + _CHUNK)
+                proba, _ = posterior(
+                    X[rows], centers[None], log_w[None], self.temperature_, self._x_sq[rows]
+                )
+                labels[rows] = proba[:, 0, :].argmax(axis=1)
+        return labels, inertia
+
     def _iterate(self, X, centers, log_w, T):
+        """The fixed point at T from (centers, log_w), with the path statistics of its last pass."""
         # fit validated X once; the per-temperature calls skip the public checks
-        c, lw, n_it, shift = _fixed_point(
+        c, lw, n_it, shift, out = _fixed_point(
             X,
             centers[None],
             log_w[None],
@@ -342,21 +459,24 @@ class DeterministicAnnealing(
             # the annealed path only needs each temperature's minimum; a fixed-T
             # run follows the minimum it starts in, so plain iteration there
             accelerate=self.anneal,
+            final_stats=True,
         )
         self.n_iter_ += n_it
         if shift[0] > self._tol_abs:
             self._stalled.append((T, float(shift[0])))
-        return c[0], lw[0]
+        return c[0], lw[0], self._stats_from(X.shape[0], T, out)
 
-    def _statistics(self, X, centers, log_w, T):
-        """Path statistics of one Gibbs pass, with the per-cluster mass and distortion."""
-        n = X.shape[0]
-        _, mass, dist, log_z, plogp = _checked_pass(
-            X, centers[None], log_w[None], float(T), self._x_sq
-        )
+    @staticmethod
+    def _stats_from(n, T, out):
+        _, mass, dist, log_z, plogp = out
         stats = statistics_from_pass(n, T, mass, dist, log_z, plogp)
         stats["cluster_mass"], stats["cluster_distortion"] = mass[0], dist[0]
         return stats
+
+    def _statistics(self, X, centers, log_w, T):
+        """Path statistics of one Gibbs pass, with the per-cluster mass and distortion."""
+        out = _checked_pass(X, centers[None], log_w[None], float(T), self._x_sq)
+        return self._stats_from(X.shape[0], T, out)
 
     def _record(self, X, centers, log_w, T, stats=None):
         if stats is None:
@@ -386,8 +506,8 @@ class DeterministicAnnealing(
             centers = centers - self._train_mean
         T = float(self.temperature)
         log_w = np.full(self.n_clusters, -np.log(self.n_clusters))
-        centers, log_w = self._iterate(X, centers, log_w, T)
-        self._record(X, centers, log_w, T)
+        centers, log_w, stats = self._iterate(X, centers, log_w, T)
+        self._record(X, centers, log_w, T, stats)
         self.temperature_ = T
         return centers, log_w
 
@@ -427,12 +547,10 @@ class DeterministicAnnealing(
         # The engine's state: code vectors, log-weights, the path statistics of the last
         # Gibbs pass (None once a merge or split made them stale), pending split candidates.
         def solve(state, T):
-            centers, log_w = self._iterate(X, state[0], state[1], T)
-            return centers, log_w, None, []
+            return (*self._iterate(X, state[0], state[1], T), [])
 
         def transition(state, T):
-            centers, log_w, _, _ = state
-            stats = self._statistics(X, centers, log_w, T)
+            centers, log_w, stats, _ = state
             if self.mass_constrained:
                 n_before = len(centers)
                 centers, log_w = self._merge(centers, log_w, T, stats)
@@ -440,8 +558,9 @@ class DeterministicAnnealing(
                     stats = None
             candidates = self._candidates(X, centers, log_w, T)
             if any(c[0] > T for c in candidates):
-                centers, log_w, candidates = self._split(X, centers, log_w, T, rng, candidates)
-                stats = None
+                centers, log_w, stats, candidates = self._split(
+                    X, centers, log_w, T, rng, candidates
+                )
             return centers, log_w, stats, candidates
 
         def record(state, T):
@@ -455,8 +574,27 @@ class DeterministicAnnealing(
             record=record,
             # the halves of a new split report their critical temperatures at the next T
             critical=(lambda state: [c[0] for c in state[3]]) if self.adaptive else None,
+            settled=(lambda state: self._settled(state[0])) if self.adaptive else None,
         )
         self.temperature_ = float(temps[-1])
+        if self.relocate and self.mass_constrained and len(centers) == K_max > 1:
+            centers, log_w = self._relocate(X, centers, log_w, self.temperature_)
+        # The path needs each temperature's fixed point to tol; the answer is the last
+        # one, polished as KMeans polishes its own: at T_floor assignments are all but
+        # hard, so plain iteration reaches the exact fixed point in a few passes.
+        centers, log_w, n_it, _ = _fixed_point(
+            X,
+            centers[None],
+            log_w[None],
+            self.temperature_,
+            self._x_sq,
+            mass_constrained=self.mass_constrained,
+            max_iter=_POLISH_ITER,
+            tol=_POLISH_TOL * self._tol_abs,
+            accelerate=False,
+        )
+        self.n_iter_ += n_it
+        centers, log_w = centers[0], log_w[0]
         if self.path_.n_clusters[-1] < K_max:
             warnings.warn(
                 f"reached min_temperature={T_floor:.4g} with {self.path_.n_clusters[-1]} "
@@ -467,6 +605,68 @@ class DeterministicAnnealing(
                 stacklevel=3,
             )
         return centers, log_w
+
+    def _relocate(self, X, centers, log_w, T):
+        """Split-and-merge moves at the final temperature while they lower the inertia.
+
+        A capped anneal spends its code vectors on the first clusters to become
+        unstable, which on data with outliers are a few far points (their
+        posterior covariance, hence critical temperature, is the largest). A
+        move removes code vector ``i`` (its points go to their second-nearest
+        one) and splits cluster ``j`` by 2-means; moves are tried in order of
+        their predicted drop of the distortion, and one is kept only if the
+        inertia after the fixed point is lower (Ueda et al.'s SMEM for a hard
+        partition).
+        """
+        labels, first, second = _nearest_two(X, self._x_sq, centers)
+        inertia = float(first.sum())
+        K = len(centers)
+        for _ in range(2 * K):
+            removal = np.bincount(labels, weights=second - first, minlength=K)
+            sse = np.bincount(labels, weights=first, minlength=K)
+            gain, halves = np.zeros(K), [None] * K
+            for j in range(K):
+                members = np.flatnonzero(labels == j)
+                if len(members) >= 2:
+                    halves[j], sse_split = _two_means(X[members])
+                    gain[j] = sse[j] - sse_split
+            # predicted change of the distortion of each move (i removed, j split)
+            net = gain[None, :] - removal[:, None]
+            np.fill_diagonal(net, -np.inf)
+            order = np.argsort(net, axis=None)[::-1][: _RELOCATION_TRIALS * K]
+            moved = None
+            for i, j in zip(*np.unravel_index(order, net.shape), strict=True):
+                if net[i, j] <= 1e-9 * inertia:
+                    break
+                keep = [k for k in range(K) if k not in (i, j)]
+                trial = np.vstack([centers[keep], halves[j]])
+                trial, trial_w, _ = self._iterate(X, trial, np.full(K, -np.log(K)), T)
+                found = _nearest_two(X, self._x_sq, trial)
+                if len(trial) == K and found[1].sum() < inertia * (1.0 - 1e-12):
+                    moved = (i, j, trial, trial_w, *found)
+                    break
+            if moved is None:
+                break
+            i, j, trial, trial_w, trial_labels, trial_first, trial_second = moved
+            centers, log_w = trial, trial_w
+            labels, first, second = trial_labels, trial_first, trial_second
+            inertia = float(first.sum())
+            self.path_.events.append(
+                {
+                    "temperature": T,
+                    "critical_temperature": np.nan,
+                    "cluster": int(j),
+                    "accepted": True,
+                    "relocated": int(i),
+                }
+            )
+        return centers, log_w
+
+    def _settled(self, centers):
+        """Whether no split can come any more: every code vector allowed is in use and distinct."""
+        if self.mass_constrained:
+            return len(centers) >= self.n_clusters
+        return int(_groups(_coincident(centers, np.sqrt(self._scale))).max()) + 1 == len(centers)
 
     def _merge(self, centers, log_w, T, stats):
         """Merge mass-constrained code vectors that have fallen together.
@@ -515,15 +715,14 @@ class DeterministicAnnealing(
             labels = np.arange(len(centers))
         else:
             labels = _groups(_coincident(centers, np.sqrt(self._scale)))
-        proba, _ = posterior(X, centers[None], log_w[None], T, self._x_sq)
-        candidates = []
-        for g in range(labels.max() + 1):
-            members = np.flatnonzero(labels == g)
-            if not self.mass_constrained and len(members) < 2:
-                continue
-            k = members[0]
-            lam, vec = _principal(X, proba[:, 0, members].sum(axis=1), centers[k])
-            candidates.append((2.0 * lam, k, members, lam, vec))
+        groups = [np.flatnonzero(labels == g) for g in range(labels.max() + 1)]
+        if not self.mass_constrained:
+            groups = [members for members in groups if len(members) >= 2]
+        axes = _principal_axes(X, self._x_sq, centers, log_w, T, groups)
+        candidates = [
+            (2.0 * lam, members[0], members, lam, vec, mass)
+            for members, (lam, vec, mass) in zip(groups, axes, strict=True)
+        ]
         candidates.sort(key=lambda c: -c[0])
         return candidates
 
@@ -533,14 +732,14 @@ class DeterministicAnnealing(
         Mass-constrained: a code vector is duplicated and the pair pushed apart
         along its principal axis (weights halved). Unconstrained: a group of
         coincident code vectors is divided in two halves the same way. Returns
-        the new code vectors and weights, and the candidates left unsplit
-        (candidates are sorted, so the splits are the first of them).
+        the new code vectors and weights, the path statistics at them (None
+        when a pair was merged back), and the candidates left unsplit.
         """
         room = self.n_clusters - len(centers) if self.mass_constrained else len(centers)
         splits = [c for c in candidates if c[0] > T][:room]
         centers, log_w = list(centers), list(log_w)
         pairs = []
-        for Tc_k, k, members, lam, vec in splits:
+        for Tc_k, k, members, lam, vec, _ in splits:
             delta = 0.1 * np.sqrt(lam) * vec * rng.choice([-1.0, 1.0])
             base = centers[k].copy()
             if self.mass_constrained:
@@ -555,7 +754,7 @@ class DeterministicAnnealing(
                     centers[j] = base + delta if i < half else base - delta
                 pairs.append((Tc_k, members[0], members[-1], 4.0 * lam * 0.01))
         centers, log_w = np.array(centers), np.array(log_w)
-        centers, log_w = self._iterate(X, centers, log_w, T)
+        centers, log_w, stats = self._iterate(X, centers, log_w, T)
         # below its critical temperature a pair's gap grows (by about T_c/T per
         # iteration); a pair whose gap shrank is not splitting: merge it back
         merged = []
@@ -570,8 +769,65 @@ class DeterministicAnnealing(
                 merged.append(j)
         if merged:
             keep = np.setdiff1d(np.arange(len(centers)), merged)
-            centers, log_w = centers[keep], log_w[keep]
-        return centers, log_w, candidates[len(splits) :]
+            centers, log_w, stats = centers[keep], log_w[keep], None
+        rest = [c for c in candidates if not any(c is s for s in splits)]
+        return centers, log_w, stats, rest
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None):
+        """Update the code vectors with one batch (mini-batch / streaming DA).
+
+        The first call fits (anneals) on its batch. Each later call makes one
+        Gibbs assignment of the batch at the final temperature and adds its
+        sufficient statistics ``sum_x p(k|x)`` and ``sum_x p(k|x) x`` to
+        running totals over every batch seen, from which the code vectors
+        (centroid condition) and, when mass-constrained, the weights are
+        recomputed: incremental EM (Neal & Hinton 1998) with step
+        ``1 / n_samples_seen_``, as ``MiniBatchKMeans`` at ``T -> 0``. The
+        memory is that of one batch; see ``docs/scaling.md`` for streaming a
+        dask array on a ``dask.distributed`` cluster.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            One batch, finite.
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : DeterministicAnnealing
+            Updated estimator; ``labels_`` and ``inertia_`` refer to this batch.
+        """
+        if not hasattr(self, "_stream_mass"):
+            self.fit(X)
+            X = self._validate(X)
+            proba, _ = self._posterior(X)
+            self._stream_mass = proba.sum(axis=0)
+            self._stream_sums = proba.T @ X
+            self.n_samples_seen_ = X.shape[0]
+            return self
+        X = check_scale(self._validate(X))
+        centers = self._centers_centred()
+        log_w = np.log(self.cluster_weights_)
+        x_sq = np.einsum("ij,ij->i", X, X)
+        sums, mass, _, _, _ = _checked_pass(X, centers[None], log_w[None], self.temperature_, x_sq)
+        self._stream_mass = self._stream_mass + mass[0]
+        self._stream_sums = self._stream_sums + sums[0]
+        self.n_samples_seen_ += X.shape[0]
+        seen = self._stream_mass > 0.0
+        centers = np.where(
+            seen[:, None],
+            self._stream_sums / np.where(seen, self._stream_mass, 1.0)[:, None],
+            centers,
+        )
+        self.cluster_centers_ = centers + self._train_mean
+        if self.mass_constrained:
+            self.cluster_weights_ = self._stream_mass / self._stream_mass.sum()
+        self._x_sq = x_sq
+        self.labels_, self.inertia_ = self._labels(X, centers, np.log(self.cluster_weights_))
+        del self._x_sq
+        return self
 
     # -- prediction ------------------------------------------------------------
     def _posterior(self, X):
