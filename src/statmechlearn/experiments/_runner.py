@@ -158,21 +158,29 @@ def empty_dataset(spec, mode):
 def _execute_cell(task):
     """Run one cell; module-level so every backend can pickle it.
 
-    BLAS runs on one thread inside a cell: cells are the unit of parallelism,
-    and a summation order that does not depend on the backend's thread count
-    gives the same numbers serially, with loky and with dask.
+    BLAS and numba's parallel loops run on one thread inside a cell: cells
+    are the unit of parallelism (two levels of threads on the same cores wait
+    on each other), and a summation order that does not depend on the
+    backend's thread count gives the same numbers serially, with loky and
+    with dask.
     """
+    import numba
     from threadpoolctl import threadpool_limits
 
     kind, fn, point, settings, seed_key, index = task
     start = time.perf_counter()
-    with threadpool_limits(limits=1, user_api="blas"):
-        if kind == "shared":
-            out = fn(dict(settings))
-        elif kind == "theory":
-            out = fn(dict(point), dict(settings))
-        else:
-            out = fn(dict(point), dict(settings), cell_generator(*seed_key))
+    numba_threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            if kind == "shared":
+                out = fn(dict(settings))
+            elif kind == "theory":
+                out = fn(dict(point), dict(settings))
+            else:
+                out = fn(dict(point), dict(settings), cell_generator(*seed_key))
+    finally:
+        numba.set_num_threads(numba_threads)
     wall = time.perf_counter() - start
     return kind, index, {k: np.asarray(v, dtype=float) for k, v in out.items()}, wall
 
