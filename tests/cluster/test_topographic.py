@@ -15,6 +15,15 @@ from statmechlearn.cluster import (
     grid_transmission,
     topographic_critical_temperature,
 )
+from statmechlearn.cluster._kohonen import _grid_coordinates
+from statmechlearn.cluster._maxent import assignment_entropy, gibbs_assignments
+from statmechlearn.cluster._topographic_kernel import (
+    centres,
+    gibbs_rows,
+    gibbs_rows_numpy,
+    solve_temperature,
+    topographic_map,
+)
 
 
 def _elongated(rng, n=400):
@@ -104,6 +113,88 @@ def test_unconverged_last_temperature_warns():
     X = _elongated(np.random.default_rng(0), 100)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         TopologicalVQ(4, max_iter=2, tol=0.0, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("temperature", [1e3, 1.0, 1e-2, 1e-5])
+@pytest.mark.parametrize("n", [50, 1500])  # one block of rows, and one per numba thread
+def test_compiled_gibbs_step_matches_its_numpy_twin(seed, temperature, n):
+    """Down to temperatures where most weights underflow to exactly zero."""
+    rng = np.random.default_rng(seed)
+    K = 7
+    L, q = rng.standard_normal((n, K)), rng.standard_normal(K)
+    start = rng.dirichlet(np.ones(K), n)
+    P1, P2, m1, m2 = start.copy(), start.copy(), np.empty(K), np.empty(K)
+    out1 = gibbs_rows(L, q, 1.0 / temperature, P1, m1)
+    out2 = gibbs_rows_numpy(L, q, 1.0 / temperature, P2, m2)
+    np.testing.assert_allclose(P1, P2, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(m1, m2, rtol=1e-12)
+    np.testing.assert_allclose(out1, out2, rtol=1e-12, atol=1e-12 * n)
+    assert out1[0] == pytest.approx(np.max(np.abs(P2 - start)), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_iteration_on_statistics_is_the_channel_iteration_in_data_space(seed):
+    """``h = D T^T`` and ``y = (P T)^T X / colsum(P T)``, written out, give the same step."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((80, 3))
+    X -= X.mean(axis=0)
+    Tm = grid_transmission(_grid_coordinates((2, 3)), 0.7)
+    Y = rng.standard_normal((6, 3))
+    temperature = 0.3
+    D = ((X[:, None, :] - Y[None, :, :]) ** 2).sum(-1)
+    P_ref = gibbs_assignments(D @ Tm.T, temperature)[0]
+    W = P_ref @ Tm
+    Y_ref = (W.T @ X) / W.sum(axis=0)[:, None]
+
+    P, L, m = np.full((80, 6), 1.0 / 6), np.empty((80, 6)), np.empty(6)
+    S, change, entropy, _ = topographic_map(X, Y, Tm, temperature, L, P, m)
+    np.testing.assert_allclose(P, P_ref, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(centres(S, m, Tm), Y_ref, rtol=1e-10, atol=1e-12)
+    assert entropy == pytest.approx(assignment_entropy(P_ref), rel=1e-10)
+    assert change == pytest.approx(np.max(np.abs(P_ref - 1.0 / 6)), rel=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_accelerated_and_plain_iterations_reach_the_same_fixed_point(seed):
+    rng = np.random.default_rng(seed)
+    X = _elongated(rng, 300)
+    X -= X.mean(axis=0)
+    Tm = grid_transmission(_grid_coordinates((5,)), 0.8)
+    temperature = 0.2 * topographic_critical_temperature(X, Tm)
+    Y0 = 0.1 * rng.standard_normal((5, 2))
+    books, iters = [], []
+    for accelerate in (True, False):
+        P, L, m = np.full((300, 5), 0.2), np.empty((300, 5)), np.empty(5)
+        S, it, converged, _ = solve_temperature(
+            X, Y0, Tm, temperature, L, P, m, max_iter=20000, tol=1e-11, accelerate=accelerate
+        )
+        assert converged
+        books.append(centres(S, m, Tm))
+        iters.append(it)
+    scale = np.ptp(X, axis=0).max()
+    np.testing.assert_allclose(books[0], books[1], atol=1e-7 * scale)
+    assert iters[0] < iters[1]
+
+
+def test_collapsed_state_above_critical_temperature_is_not_iterated():
+    X = _elongated(np.random.default_rng(3))
+    som = TopologicalVQ(4, sigma=0.8, random_state=0).fit(X)
+    T = np.array(som.path_.temperature)
+    n_iter = np.array(som.path_.n_iter)
+    assert np.all(n_iter[T > som.critical_temperature_] == 0)
+    assert np.all(n_iter[T < som.critical_temperature_] > 0)
+    assert som.n_iter_ == n_iter.sum()
+
+
+def test_recorded_free_energy_is_that_of_the_final_assignments():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0, 1, (200, 2))
+    som = TopologicalVQ((3, 3), sigma=0.6, random_state=0).fit(X)
+    P = som.assignments_
+    h = ((X[:, None, :] - som.cluster_centers_[None]) ** 2).sum(-1) @ som.transmission_.T
+    expected = np.sum(P * h) - som.temperature_ * assignment_entropy(P)
+    assert som.path_.free_energy[-1] == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 
 @parametrize_with_checks([TopologicalVQ(3, sigma=0.5, random_state=0)])

@@ -12,12 +12,22 @@ its Gibbs distribution factorises: ``P[i, r] ∝ exp(-h[i, r] / T)`` with
 annealing over ``T`` unfolds the map at the critical temperature
 ``T_c = 2 lambda_max(C) mu_max(M)`` (``C`` the data covariance, ``M`` the
 linearised neighbourhood operator, see :func:`topographic_critical_temperature`).
+
+Above ``T_c`` the collapsed codebook is the exact, stable fixed point, so the
+anneal starts iterating only there (the schedule lands just below ``T_c``).
+Each iteration works on the sufficient statistics ``P^T X`` and ``P^T 1``
+(:mod:`statmechlearn.cluster._topographic_kernel`): two ``n x d x K``
+products and ``n K`` exponentials, no ``n x K x K`` product; SQUAREM
+extrapolation shortens the slow convergence near the ordering transitions,
+and each temperature starts from a linear prediction along the path.
 """
 
 import numbers
+from contextlib import nullcontext
 from typing import ClassVar
 
 import numpy as np
+from scipy.spatial.distance import cdist
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -27,6 +37,7 @@ from sklearn.base import (
 )
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.rng import check_random_state
@@ -39,18 +50,20 @@ from statmechlearn._core.validation import (
 )
 from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._kohonen import _grid_coordinates, _som_errors
-from statmechlearn.cluster._maxent import (
-    AssignmentPath,
-    assignment_entropy,
-    gibbs_assignments,
-    solve_fixed_point,
-)
+from statmechlearn.cluster._maxent import AssignmentPath, gibbs_assignments
 from statmechlearn.cluster._schedule import GeometricSchedule, run_schedule
+from statmechlearn.cluster._topographic_kernel import (
+    centres,
+    smoothed_codebook,
+    solve_temperature,
+)
 from statmechlearn.theory.annealing import critical_temperature
 
 __all__ = ["TopologicalVQ", "grid_transmission", "topographic_critical_temperature"]
 
 _TINY = 1e-300
+# n d K below which the fit keeps BLAS to one thread (see fit)
+_SMALL = 1 << 24
 
 
 def _grid(grid_shape):
@@ -140,10 +153,13 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
     transmission matrix ``T`` is a Gaussian neighbourhood of width
     ``sigma`` on a 1-D or 2-D grid of ``K`` units. The units never split or
     merge (the grid is fixed); above :attr:`critical_temperature_` they sit
-    together at the mean, below it the map unfolds. At each temperature the
-    assignments and codebook are iterated to their fixed point (batch
-    updates, one ``(n x K) @ (K x K)`` product and one distance matrix per
-    iteration).
+    together at the mean, below it the map unfolds. At each temperature
+    below :attr:`critical_temperature_` the assignments and codebook are
+    iterated to their fixed point (batch updates on the sufficient
+    statistics: two ``n x d x K`` products and ``n K`` exponentials per
+    iteration, SQUAREM-accelerated, started from a linear prediction along
+    the annealing path); above it the collapsed codebook is the exact fixed
+    point and is not iterated.
 
     Parameters
     ----------
@@ -158,19 +174,27 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
     min_temperature : float or "auto", default="auto"
         Last temperature; "auto" is ``1e-3`` times the largest variance of
         the data.
-    cooling_rate : float, default=0.9
+    cooling_rate : float, default=0.8
         Ratio of successive temperatures, in (0, 1). Faster cooling can
-        freeze a kink into the map: on a 5 × 5 map of 1000 uniform points in
-        the square, 3 of 150 fits at 0.9 kept one (topographic error 0.03 to
-        0.045), none of 150 at 0.95, which takes 1.8 times as long.
+        freeze a kink into the map. With every temperature iterated to
+        ``tol`` from the predicted start, none of 100 fits of a 5 × 5 map to
+        1000 uniform points in the square kept one at 0.8, for ``sigma`` 0.5
+        and 1.0 alike, and a 6 × 6 map of the digits reached the
+        same codebook as at 0.9 in half the iterations. The default was 0.9
+        until the accelerated iteration (with the former plain iteration, 3
+        of 150 such fits kept a kink at 0.9).
     max_iter : int, default=500
-        Fixed-point iterations per temperature.
+        Fixed-point iterations (evaluations of the map, extrapolated ones
+        included) per temperature.
     tol : float, default=1e-5
         On ``max |Delta P|`` (the codebook then moves by less than about
         ``1e-5`` of the data's spread per iteration).
     noise : float, default=1e-3
-        Relative perturbation of the assignments at each temperature, which
-        lets the map leave the collapsed state once it is unstable (> 0).
+        Perturbation at each temperature, which lets the map leave the
+        collapsed state once it is unstable (> 0): each codebook vector moves
+        by ``noise`` times the data's largest standard deviation over
+        ``sqrt(mass)``, as much as a relative perturbation ``noise`` of each
+        assignment would move it.
     random_state : None, int, RandomState or Generator, default=None
 
     Attributes
@@ -234,7 +258,7 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         sigma=1.0,
         max_temperature="auto",
         min_temperature="auto",
-        cooling_rate=0.9,
+        cooling_rate=0.8,
         max_iter=500,
         tol=1e-5,
         noise=1e-3,
@@ -285,44 +309,74 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
             else self.max_temperature
         )
 
-        def centres(P):
-            W = P @ Tm
-            return (W.T @ X) / np.maximum(W.sum(axis=0), _TINY)[:, None]
-
-        x_sq = (X * X).sum(axis=1)
-
-        def fields(P):
-            return squared_distances(X, centres(P), x_sq) @ Tm.T, None
-
+        # Centred data: the products x . z then carry no cancellation against |x|^2.
+        mean = X.mean(axis=0)
+        Xc = X - mean
         path = AssignmentPath()
         spread = 1e-3 * np.sqrt(max(scale, _TINY))
+        P = np.full((n, K), 1.0 / K)
+        L = np.empty((n, K))
+        m = P.sum(axis=0)
+        # A relative perturbation `noise` of each assignment moves S_r = sum_i P_ir x_i by
+        # about noise * sqrt(sum_i P_ir^2 x_i^2) <= noise * sqrt(m_r * scale) per coordinate,
+        # y_r by that over m_r: the same size, drawn for the K x d codebook instead of the
+        # n x K assignments.
+        kick = self.noise * np.sqrt(max(scale, _TINY))
+        state = {"S": P.T @ Xc, "entropy": n * np.log(K), "collapsed": True, "T": t_max}
 
-        # The units never split or merge (the grid is fixed), so there is no transition step;
-        # the perturbation lets the map leave the collapsed state once it is unstable.
+        # Above T_c the collapsed codebook (every unit at the mean, P uniform) is the exact
+        # fixed point and it is stable, so nothing is iterated there; below it, the
+        # perturbation lets the map leave the collapsed state. The units never split or
+        # merge (the grid is fixed), so there is no transition step.
         def solve(state, T):
-            P = state[0] * np.exp(self.noise * rng.standard_normal(state[0].shape))
-            P /= P.sum(axis=1, keepdims=True)
-            P, it, converged, _ = solve_fixed_point(
-                fields, P, T, max_iter=self.max_iter, tol=self.tol
+            if state["collapsed"] and T > t_c:
+                return {**state, "it": 0, "converged": True}
+            Y = centres(state["S"], m, Tm)
+            start = Y.copy()
+            if state.get("previous") is not None:
+                # continuation: the fixed point moves smoothly with log T between transitions,
+                # so a linear step along the path from the last two starts closer to it
+                Y_prev, T_prev = state["previous"]
+                Y += (Y - Y_prev) * (np.log(state["T"] / T) / np.log(T_prev / state["T"]))
+            Y += kick / np.sqrt(np.maximum(m, 1.0))[:, None] * rng.standard_normal(Y.shape)
+            S, it, converged, entropy = solve_temperature(
+                Xc, Y, Tm, T, L, P, m, max_iter=self.max_iter, tol=self.tol
             )
-            return P, it, converged
+            return {
+                "S": S,
+                "entropy": entropy,
+                "collapsed": False,
+                "it": it,
+                "converged": converged,
+                "T": T,
+                "previous": None if state["collapsed"] else (start, state["T"]),
+            }
 
         def record(state, T):
-            P, it, converged = state
-            h, _ = fields(P)
-            energy = float(np.sum(P * h))
+            Y = centres(state["S"], m, Tm)
+            Z, q = smoothed_codebook(Y, Tm)
+            # E = sum_i sum_r P_ir h_ir from the statistics alone (x centred)
+            energy = float(x_sq - 2.0 * np.sum(state["S"] * Z) + m @ q)
             path.temperature.append(float(T))
-            path.free_energy.append(energy - T * assignment_entropy(P))
-            path.n_effective.append(_distinct_rows(centres(P), spread))
-            path.n_iter.append(it)
-            path.converged.append(converged)
+            path.free_energy.append(energy - T * state["entropy"])
+            path.n_effective.append(_distinct_rows(Y, spread))
+            path.n_iter.append(state["it"])
+            path.converged.append(state["converged"])
 
-        (P, _, converged), temps = run_schedule(
-            (np.full((n, K), 1.0 / K), 0, True),
-            GeometricSchedule(t_max, t_min, self.cooling_rate),
-            solve=solve,
-            record=record,
-        )
+        x_sq = float(np.einsum("ij,ij->", Xc, Xc))
+        # The two products per iteration are small (n d K flops, thousands of times):
+        # threaded BLAS gains little there and, on a machine shared with other work, its
+        # spinning threads cost 40x (a 1797 x 64 x 36 step: 112 ms on 2 threads, 2.7 ms on 1).
+        blas = threadpool_limits(1, "blas") if n * X.shape[1] * K < _SMALL else nullcontext()
+        with blas:
+            state, temps = run_schedule(
+                state,
+                GeometricSchedule(t_max, t_min, self.cooling_rate),
+                solve=solve,
+                record=record,
+                critical=lambda state: (t_c,) if state["collapsed"] else (),
+            )
+        converged = state["converged"]
         if not converged:
             import warnings
 
@@ -334,11 +388,14 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
                 ConvergenceWarning,
                 stacklevel=2,
             )
+        Y = centres(state["S"], m, Tm)
+        Z, q = smoothed_codebook(Y, Tm)
         self.grid_ = grid
         self.transmission_ = Tm
-        self.cluster_centers_ = centres(P)
+        self.cluster_centers_ = Y + mean
         self.assignments_ = P
-        self.labels_ = np.argmin(fields(P)[0], axis=1)
+        # least expected cost: argmin of |x|^2 - 2 x . z_r + q_r
+        self.labels_ = np.argmax(2.0 * (Xc @ Z.T) - q, axis=1)
         self.critical_temperature_ = t_c
         self.temperature_ = float(temps[-1])
         self.path_ = path
@@ -427,8 +484,9 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
 
 
 def _distinct_rows(Y, atol):
-    keep = []
-    for y in Y:
-        if all(np.max(np.abs(y - z)) > atol for z in keep):
-            keep.append(y)
-    return len(keep)
+    """Rows of ``Y`` kept greedily, in order, while beyond ``atol`` (max norm) of all kept."""
+    close = cdist(Y, Y, "chebyshev") <= atol
+    keep = np.zeros(len(Y), dtype=bool)
+    for j in range(len(Y)):
+        keep[j] = not np.any(close[j, :j] & keep[:j])
+    return int(keep.sum())
