@@ -42,6 +42,7 @@ def test_relocation_gives_back_the_code_vectors_a_capped_anneal_spends_on_outlie
     plain = DeterministicAnnealing(10, relocate=False, random_state=0).fit(X)
     moved = DeterministicAnnealing(10, random_state=0).fit(X)
     assert plain.inertia_ > 1.05 * km.inertia_
+
     def tiny(labels):
         return int(np.sum(np.bincount(labels) <= 5))
 
