@@ -330,8 +330,8 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     iteration, warm-started with the previous temperature's product, so that
     temperatures where nothing moves (one cluster above the first ``T_c``,
     hard assignments at the end) cost no product. Once ``n_clusters`` clusters
-    exist, no split is near and the schedule cools in double steps
-    (``cooling_rate**2``). ``D`` is only read: a symmetric float64 input is not
+    exist, no split is near and the schedule cools by ``cooling_rate**4``
+    (the engine's settled step). ``D`` is only read: a symmetric float64 input is not
     copied, and it is not kept after :meth:`fit`.
 
     Parameters
@@ -347,8 +347,14 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         Last temperature; "auto" is ``1e-4`` times the same scale.
     cooling_rate : float, default=0.9
         Ratio of successive temperatures, in (0, 1), while clusters can still
-        split (refined to land ``SPLIT_MARGIN`` below a pending critical
-        temperature); ``cooling_rate**2`` once ``n_clusters`` clusters exist.
+        split.
+    adaptive : bool, default=True
+        If True the schedule lands ``SPLIT_MARGIN`` below the highest pending
+        critical temperature of a cluster and cools by ``cooling_rate**4``
+        once ``n_clusters`` clusters exist (as in
+        :class:`DeterministicAnnealing`); if False it is the plain geometric
+        schedule, and a cluster splits at the first temperature below
+        ``(1 - SPLIT_MARGIN) T_c``.
     damping : float, default=0.0
         Weight of the old assignments in each synchronous update.
     max_iter : int, default=2000
@@ -406,6 +412,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             StrOptions({"auto"}),
         ],
         "cooling_rate": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "adaptive": ["boolean"],
         "damping": [Interval(numbers.Real, 0, 1, closed="left")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
@@ -421,6 +428,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         max_temperature="auto",
         min_temperature="auto",
         cooling_rate=0.9,
+        adaptive=True,
         damping=0.0,
         max_iter=2000,
         tol=1e-7,
@@ -432,6 +440,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         self.max_temperature = max_temperature
         self.min_temperature = min_temperature
         self.cooling_rate = cooling_rate
+        self.adaptive = adaptive
         self.damping = damping
         self.max_iter = max_iter
         self.tol = tol
@@ -504,6 +513,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             first_vector=vectors[0],
             first_direction=directions[:, 0],
             first_critical=self.critical_temperature_,
+            adaptive=self.adaptive,
         )
         _warn_annealing(P, path, self.n_clusters, self.max_iter)
         self.assignments_ = P

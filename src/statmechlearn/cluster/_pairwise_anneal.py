@@ -325,6 +325,7 @@ def pairwise_anneal(
     first_vector=None,
     first_direction=None,
     first_critical=None,
+    adaptive=True,
 ):
     """Anneal pairwise clustering down ``schedule``, splitting clusters below their ``T_c``.
 
@@ -340,6 +341,10 @@ def pairwise_anneal(
         As in :class:`~statmechlearn.cluster.PairwiseClustering`.
     first_vector, first_direction, first_critical
         The one-cluster eigenproblem, already solved for ``critical_temperature_``.
+    adaptive : bool, default=True
+        Land ``SPLIT_MARGIN`` below pending critical temperatures and take the
+        engine's settled steps once ``n_clusters`` clusters exist; False runs
+        ``schedule`` unrefined.
 
     Returns
     -------
@@ -428,11 +433,10 @@ def pairwise_anneal(
         path.n_iter.append(int(n_iter))
         path.converged.append(bool(converged))
         pending = [t for t in t_c if t > 0] if out.shape[1] < n_clusters and fresh else []
-        following = schedule.next(T, pending)
-        if following is not None and out.shape[1] >= n_clusters:
-            # Every cluster is found and none can split again: no transition is near, so
-            # cool in double steps (the warm-started fixed point follows them in a few
-            # more iterations each, and the path ends hard either way).
-            following = max(following * schedule.cooling_rate, schedule.min_temperature)
-        T = following
+        # Once every cluster is found none can split again: no transition is near, and
+        # the warm-started fixed point follows the engine's settled steps in a few more
+        # iterations each (the path ends hard either way).
+        T = schedule.next(
+            T, pending if adaptive else (), settled=adaptive and out.shape[1] >= n_clusters
+        )
     return out, path
