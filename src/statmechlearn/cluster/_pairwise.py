@@ -37,7 +37,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE, check_array_finite, validate_named
+from statmechlearn._core.validation import (
+    RANDOM_STATE,
+    check_array_finite,
+    check_magnitude,
+    validate_named,
+)
 from statmechlearn.cluster._maxent import gibbs_assignments
 from statmechlearn.cluster._pairwise_anneal import (
     ProductCounter,
@@ -99,6 +104,9 @@ def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8, copy=True):
             f"Negative values in data passed to {name}: dissimilarities must be >= 0, "
             f"smallest {smallest:g}"
         )
+    # D >= 0 here, so its largest entry is its magnitude (no n x n |D| to allocate); the
+    # Lanczos products D @ Z overflow beyond the range squared distances allow
+    check_magnitude(np.array([scale]), name)
     if np.any(np.abs(np.diag(D)) > symmetry_tol * max(scale, 1.0)):
         largest = float(np.abs(np.diag(D)).max())
         raise ValueError(f"{name} must have a zero diagonal, largest |D_ii| {largest:g}")
