@@ -152,3 +152,34 @@ def test_dask_cluster_streams_a_dask_array_and_reduces_its_statistics():
     np.testing.assert_allclose(mass, local[1], rtol=1e-12)
     whole = DeterministicAnnealing(4, random_state=0).fit(X)
     assert da.score(X) == pytest.approx(whole.score(X), rel=2e-3)
+
+
+@pytest.mark.parametrize("mass_constrained", [True, False])
+def test_splits_found_on_a_subsample_give_the_fit_on_all_rows(mass_constrained):
+    X, _ = make_blobs(4000, n_features=3, centers=5, cluster_std=1.0, random_state=6)
+    whole = DeterministicAnnealing(
+        5, mass_constrained=mass_constrained, split_sample_size=None, random_state=0
+    ).fit(X)
+    sampled = DeterministicAnnealing(
+        5, mass_constrained=mass_constrained, split_sample_size=400, random_state=0
+    ).fit(X)
+    # the answer is the final temperature's fixed point on all the rows, as the full anneal's
+    assert sampled.inertia_ == pytest.approx(whole.inertia_, rel=1e-9)
+    np.testing.assert_allclose(
+        np.sort(sampled.cluster_centers_, axis=0),
+        np.sort(whole.cluster_centers_, axis=0),
+        atol=1e-6,
+    )
+    # below the last split the path is computed on every row
+    settled = np.argmax(sampled.path_.n_clusters == 5)
+    T = sampled.path_.temperature[settled + 1]
+    Xc = X - X.mean(axis=0)
+    stats = gibbs_statistics(
+        Xc,
+        (sampled.path_.centers[settled + 1] - X.mean(axis=0))[None],
+        np.log(sampled.path_.weights[settled + 1])[None],
+        T,
+    )
+    assert sampled.path_.free_energy[settled + 1] == pytest.approx(
+        stats["free_energy"][0], rel=1e-10
+    )

@@ -238,6 +238,14 @@ class DeterministicAnnealing(
         vector from the cluster whose removal raises the distortion least to
         the cluster whose split lowers it most, while that lowers the inertia
         (split-and-merge; see Notes). The annealed path itself is unchanged.
+    split_sample_size : int or None, default=131072
+        With more samples than this, the anneal runs on a random subsample of
+        this size (drawn with ``random_state``) until every code vector is in
+        use, then on all the data: the splits depend on the data only
+        through the critical temperatures of its distribution, which the
+        subsample estimates to ``O(split_sample_size^-1/2)``, and most of an
+        anneal's passes are spent near the splits. The path records the
+        subsample's statistics at those temperatures. None: always all rows.
     max_iter : int, default=300
         Maximum passes over the data per temperature. Annealing extrapolates
         the fixed-point iteration (SQUAREM) where that lowers the free
@@ -333,6 +341,7 @@ class DeterministicAnnealing(
         "cooling_rate": [Interval(Real, 0, 1, closed="neither")],
         "adaptive": ["boolean"],
         "relocate": ["boolean"],
+        "split_sample_size": [Interval(Integral, 1, None, closed="left"), None],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": [*RANDOM_STATE],
@@ -351,6 +360,7 @@ class DeterministicAnnealing(
         cooling_rate=0.9,
         adaptive=True,
         relocate=True,
+        split_sample_size=2**17,
         max_iter=300,
         tol=1e-4,
         random_state=None,
@@ -365,6 +375,7 @@ class DeterministicAnnealing(
         self.cooling_rate = cooling_rate
         self.adaptive = adaptive
         self.relocate = relocate
+        self.split_sample_size = split_sample_size
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
@@ -544,10 +555,20 @@ class DeterministicAnnealing(
             centers = np.repeat(mean[None, :], K_max, axis=0)
             log_w = np.full(K_max, -np.log(K_max))
 
+        # Until the last split, the anneal may run on a random subsample: the critical
+        # temperatures are those of the data's distribution, estimated to O(m^-1/2).
+        data = {"X": X, "x_sq": self._x_sq}
+        if self.split_sample_size is not None and X.shape[0] > self.split_sample_size:
+            rows = np.sort(rng.choice(X.shape[0], self.split_sample_size, replace=False))
+            data["X"], self._x_sq = X[rows], self._x_sq[rows]
+
+        def use_all_rows():
+            data["X"], self._x_sq = X, data["x_sq"]
+
         # The engine's state: code vectors, log-weights, the path statistics of the last
         # Gibbs pass (None once a merge or split made them stale), pending split candidates.
         def solve(state, T):
-            return (*self._iterate(X, state[0], state[1], T), [])
+            return (*self._iterate(data["X"], state[0], state[1], T), [])
 
         def transition(state, T):
             centers, log_w, stats, _ = state
@@ -556,15 +577,17 @@ class DeterministicAnnealing(
                 centers, log_w = self._merge(centers, log_w, T, stats)
                 if len(centers) < n_before:
                     stats = None
-            candidates = self._candidates(X, centers, log_w, T)
+            candidates = self._candidates(data["X"], centers, log_w, T)
             if any(c[0] > T for c in candidates):
                 centers, log_w, stats, candidates = self._split(
-                    X, centers, log_w, T, rng, candidates
+                    data["X"], centers, log_w, T, rng, candidates
                 )
             return centers, log_w, stats, candidates
 
         def record(state, T):
-            self._record(X, state[0], state[1], T, state[2])
+            self._record(data["X"], state[0], state[1], T, state[2])
+            if data["X"] is not X and self._settled(state[0]):
+                use_all_rows()
 
         (centers, log_w, _, _), temps = run_schedule(
             (centers, log_w, None, []),
@@ -577,6 +600,7 @@ class DeterministicAnnealing(
             settled=(lambda state: self._settled(state[0])) if self.adaptive else None,
         )
         self.temperature_ = float(temps[-1])
+        use_all_rows()
         if self.relocate and self.mass_constrained and len(centers) == K_max > 1:
             centers, log_w = self._relocate(X, centers, log_w, self.temperature_)
         # The path needs each temperature's fixed point to tol; the answer is the last
