@@ -30,6 +30,7 @@ __all__ = [
     "gibbs_assignments",
     "run_annealing",
     "solve_fixed_point",
+    "warn_annealing",
 ]
 
 
@@ -437,18 +438,51 @@ def run_annealing(
     P : ndarray of shape (n_samples, n_found)
     path : AssignmentPath
     """
+    P, path = anneal(fn, objective, n_samples, n_clusters, temperatures, rng=rng, **kwargs)
+    # one frame deeper than an estimator's own call
+    warn_annealing(
+        name,
+        P,
+        path,
+        n_clusters,
+        kwargs.get("max_iter", 500),
+        warn_fewer=warn_fewer,
+        stacklevel=4,
+    )
+    return P, path
+
+
+def warn_annealing(name, P, path, n_clusters, max_iter, *, warn_fewer=True, stacklevel=3):
+    """The warnings an annealer owes its user about the end of its path.
+
+    Parameters
+    ----------
+    name : str
+        Estimator name for the messages.
+    P : ndarray of shape (n_samples, n_found)
+        Assignments at the last temperature.
+    path : AssignmentPath
+    n_clusters : int
+        Clusters asked for.
+    max_iter : int
+        Iterations allowed per fixed point.
+    warn_fewer : bool, default=True
+        Warn when fewer than ``n_clusters`` clusters separated.
+    stacklevel : int, default=3
+        Of the warnings; 3 points at the caller of an estimator's ``fit``
+        that calls this function.
+    """
     import warnings
 
     from statmechlearn._core.exceptions import ConvergenceWarning
 
-    P, path = anneal(fn, objective, n_samples, n_clusters, temperatures, rng=rng, **kwargs)
     if warn_fewer and P.shape[1] < n_clusters:
         warnings.warn(
             f"{name}: only {P.shape[1]} of n_clusters={n_clusters} clusters separated by the "
             f"last temperature T={path.temperature[-1]:g}: min_temperature is above the next "
             "split, or the cost does not reward more clusters",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     # Near a critical temperature the iteration slows down (its rate tends to one), and an
     # annealing path may lag there without harm; only the returned solution must be a fixed
@@ -456,9 +490,8 @@ def run_annealing(
     if not path.converged[-1]:
         warnings.warn(
             f"{name}: the fixed point at the last temperature T={path.temperature[-1]:g} was not "
-            f"reached in max_iter={kwargs.get('max_iter', 500)} iterations; raise max_iter "
+            f"reached in max_iter={max_iter} iterations; raise max_iter "
             "(or damping for mean-field costs)",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
-    return P, path

@@ -35,7 +35,6 @@ from sklearn.metrics.pairwise import (
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import (
     RANDOM_STATE,
@@ -43,7 +42,7 @@ from statmechlearn._core.validation import (
     check_magnitude,
     validate_named,
 )
-from statmechlearn.cluster._maxent import gibbs_assignments
+from statmechlearn.cluster._maxent import gibbs_assignments, warn_annealing
 from statmechlearn.cluster._pairwise_anneal import (
     ProductCounter,
     cluster_critical_temperatures,
@@ -523,7 +522,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             first_critical=self.critical_temperature_,
             adaptive=self.adaptive,
         )
-        _warn_annealing(P, path, self.n_clusters, self.max_iter)
+        warn_annealing("PairwiseClustering", P, path, self.n_clusters, self.max_iter)
         self.assignments_ = P
         self.labels_ = np.argmax(P, axis=1)
         # One product serves the mean fields of predict and the cost of the labels.
@@ -607,27 +606,6 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             raise ValueError("X must be finite and non-negative")
         P = self.assignments_
         return X @ P / P.sum(axis=0) - 0.5 * self._within
-
-
-def _warn_annealing(P, path, n_clusters, max_iter):
-    """The warnings the annealing engine owes its user (as in ``_maxent.run_annealing``)."""
-    name = "PairwiseClustering"
-    if P.shape[1] < n_clusters:
-        warnings.warn(
-            f"{name}: only {P.shape[1]} of n_clusters={n_clusters} clusters separated by the "
-            f"last temperature T={path.temperature[-1]:g}: min_temperature is above the next "
-            "split, or the cost does not reward more clusters",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    if not path.converged[-1]:
-        warnings.warn(
-            f"{name}: the fixed point at the last temperature T={path.temperature[-1]:g} was not "
-            f"reached in max_iter={max_iter} iterations; raise max_iter "
-            "(or damping for mean-field costs)",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
 
 
 def pairwise_cost(D, labels):

@@ -42,9 +42,8 @@ from sklearn.utils._param_validation import Interval, Options, StrOptions
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import RANDOM_STATE, check_int, check_real
 from statmechlearn.inference._costs import PairwiseMRFCost, check_labels
-from statmechlearn.inference._diagnostics import integrated_autocorrelation_time, r_hat
 from statmechlearn.inference._mean_field import iterated_conditional_modes, mean_field
-from statmechlearn.inference._sampling import SamplingResult
+from statmechlearn.inference._sampling import sampling_result
 
 __all__ = ["IsingDenoiser", "field_from_flip_probability", "ising_cost", "to_spins"]
 
@@ -569,23 +568,10 @@ def _colour_gibbs(
     start = time.perf_counter()
     kernel(labels, *_colour_arrays(cost), 1.0 / T, seed, burn_in, energy, energies, counts, changed)
     seconds = time.perf_counter() - start
+    # the kernels count the sweeps in state 1; state 0 has the rest
     kept = n_sweeps - burn_in
-    up = counts / kept
-    chain_marginals = np.stack([1.0 - up, up], axis=-1)
-    tail = energies[:, burn_in:]
-    return SamplingResult(
-        marginals=chain_marginals.mean(axis=0),
-        chain_marginals=chain_marginals,
-        energies=energies,
-        mean_energy=float(tail.mean()),
-        acceptance_rate=changed / (kept * n),
-        autocorrelation_time=integrated_autocorrelation_time(tail) if kept >= 2 else math.nan,
-        r_hat=r_hat(tail) if n_chains >= 2 and kept >= 4 else math.nan,
-        labels=labels,
-        burn_in=burn_in,
-        temperature=T,
-        seconds=seconds,
-    )
+    counts = np.stack([kept - counts, counts], axis=-1)
+    return sampling_result(energies, counts, changed, labels, burn_in, T, seconds)
 
 
 class IsingDenoiser(BaseEstimator):

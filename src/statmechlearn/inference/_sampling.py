@@ -39,6 +39,7 @@ __all__ = [
     "exact_gibbs",
     "factorial_log_partition",
     "sample_assignments",
+    "sampling_result",
     "simulated_annealing",
     "sweep",
     "thermodynamic_free_energy",
@@ -244,6 +245,34 @@ def sample_assignments(
                 counts[:, :, s] += L == s
             changed += moved
     seconds = time.perf_counter() - start
+    return sampling_result(
+        energies, counts, changed, cost.labels(state).copy(), burn_in, T, seconds
+    )
+
+
+def sampling_result(energies, counts, changed, labels, burn_in, temperature, seconds):
+    """A :class:`SamplingResult` from the tallies of a sampler's sweeps.
+
+    Parameters
+    ----------
+    energies : ndarray of shape (n_chains, n_sweeps)
+        Energy after each sweep.
+    counts : ndarray of shape (n_chains, n_sites, n_states)
+        Sweeps after burn-in that each site spent in each state.
+    changed : ndarray of shape (n_chains,)
+        Sites changed after burn-in.
+    labels : ndarray of shape (n_chains, n_sites)
+        The final labels.
+    burn_in : int
+    temperature : float
+    seconds : float
+        Sampling wall time.
+
+    Returns
+    -------
+    SamplingResult
+    """
+    n_chains, n_sweeps = energies.shape
     kept = n_sweeps - burn_in
     chain_marginals = counts / kept
     tail = energies[:, burn_in:]
@@ -252,12 +281,12 @@ def sample_assignments(
         chain_marginals=chain_marginals,
         energies=energies,
         mean_energy=float(tail.mean()),
-        acceptance_rate=changed / (kept * n),
+        acceptance_rate=changed / (kept * counts.shape[1]),
         autocorrelation_time=integrated_autocorrelation_time(tail) if kept >= 2 else math.nan,
         r_hat=r_hat(tail) if n_chains >= 2 and kept >= 4 else math.nan,
-        labels=cost.labels(state).copy(),
+        labels=labels,
         burn_in=burn_in,
-        temperature=T,
+        temperature=temperature,
         seconds=seconds,
     )
 
