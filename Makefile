@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: venv reproduce reproduce-full test test-floors lint bench clean
+.PHONY: venv reproduce reproduce-full test test-floors docs lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,9 +39,14 @@ bench: $(STAMP)
 	-$(BIN)/python -m pip install --quiet wheel && $(BIN)/python -m pip install --quiet --no-build-isolation gap-stat
 	$(BIN)/python benchmarks/run.py
 
+## The documentation site (Sphinx): API reference, derivations, gallery; warnings are errors.
+docs: $(STAMP)
+	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
+	@echo "docs: $(CURDIR)/docs/_build/html/index.html"
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 
 clean:
-	rm -rf $(VENV) .venv-floors results .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-floors results .pytest_cache .ruff_cache docs/_build docs/generated docs/auto_examples

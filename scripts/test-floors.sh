@@ -14,11 +14,11 @@ fi
 rm -rf "$ENV_DIR"
 "$TOOLS/bin/uv" venv --quiet --python "$PY" "$ENV_DIR"
 VIRTUAL_ENV="$ENV_DIR" "$TOOLS/bin/uv" pip install --quiet --resolution lowest-direct \
-    -e ".[test]"
+    -e ".[experiments,test]"
 "$ENV_DIR/bin/python" - <<'PY'
 from importlib.metadata import version
 for name in ["numpy", "scipy", "scikit-learn", "numba", "xarray", "h5netcdf", "matplotlib",
-             "joblib", "typer", "tqdm", "jinja2", "pandas", "arviz"]:
+             "joblib", "typer", "tqdm", "jinja2", "pandas", "arviz-stats"]:
     print(f"{name:>14} {version(name)}")
 PY
 "$ENV_DIR/bin/python" -m pytest -q -p no:cacheprovider -m "not slow and not browser" \

@@ -6,7 +6,10 @@ import tempfile
 from pathlib import Path
 from typing import Annotated
 
-import typer
+from statmechlearn._core.optional import import_optional
+
+# the core install has no command line; its console script says which extra to install
+typer = import_optional("typer", purpose="the statmechlearn command line")
 
 __all__ = ["app", "main"]
 

@@ -1,12 +1,14 @@
 """Markov-chain diagnostics on ArviZ: R-hat, effective sample size, autocorrelation time.
 
-The estimators are ArviZ's (Vehtari, Gelman, Simpson, Carpenter & Bürkner
+The estimators are ArviZ's, from its NumPy layer ``arviz_stats.base.array_stats``
+(``arviz-stats``, which needs only NumPy and SciPy; the ``arviz`` package itself
+would pull xarray into the core install) (Vehtari, Gelman, Simpson, Carpenter & Bürkner
 2021, "Rank-normalization, folding, and localization: an improved R-hat",
 Bayesian Analysis 16:667): split chains, rank normalisation, and Geyer's
 initial monotone sequence for the sum of autocorrelations. These functions
 only validate the input, keep the package's conventions for degenerate
-traces and name the estimator. ArviZ is imported when a diagnostic is
-computed, not when :mod:`statmechlearn.inference` is imported.
+traces and name the estimator. ArviZ's statistics are imported when a
+diagnostic is computed, not when :mod:`statmechlearn.inference` is imported.
 """
 
 import warnings
@@ -23,18 +25,19 @@ _ESS_METHODS = ("bulk", "tail", "mean")
 
 
 def _arviz():
-    """ArviZ, imported on first use, with a clear message when it is missing."""
+    """ArviZ's array statistics, imported on first use, with a clear message when missing."""
     try:
-        with warnings.catch_warnings():
-            # ArviZ 0.2x announces its 1.0 refactor on import; nothing a user of ours can act on
-            warnings.simplefilter("ignore", FutureWarning)
-            import arviz
-    except ImportError as exc:  # pragma: no cover - arviz is a dependency
+        from arviz_stats.base import array_stats
+    except ImportError as exc:  # pragma: no cover - arviz-stats is a dependency
         raise ImportError(
             "the chain diagnostics (R-hat, effective sample size, autocorrelation time) "
-            "are computed by ArviZ: pip install arviz"
+            "are computed by ArviZ's statistics: pip install arviz-stats"
         ) from exc
-    return arviz
+    return array_stats
+
+
+#: the tail ESS is the smaller of the ESS of these two quantile indicators (ArviZ's default)
+_TAIL_PROBS = (0.05, 0.95)
 
 
 def _as_chains(x, name, *, min_draws=MIN_DRAWS, min_chains=1):
@@ -109,7 +112,7 @@ def effective_sample_size(x, c="deprecated", *, method="bulk"):
     Raises
     ------
     ImportError
-        If ArviZ is not installed.
+        If arviz-stats is not installed.
 
     Examples
     --------
@@ -124,9 +127,10 @@ def effective_sample_size(x, c="deprecated", *, method="bulk"):
     arr = _as_chains(x, "x")
     if _constant(arr):
         return float(arr.size)
-    az = _arviz()
+    stats = _arviz()
+    extra = {"prob": _TAIL_PROBS} if method == "tail" else {}
     with np.errstate(divide="ignore", invalid="ignore"):
-        return float(az.ess(arr, method=method))
+        return float(stats.ess(arr, method=method, **extra))
 
 
 def integrated_autocorrelation_time(x, c="deprecated"):
@@ -158,7 +162,7 @@ def integrated_autocorrelation_time(x, c="deprecated"):
     ValueError
         If ``x`` has fewer than 2 draws per chain or is not finite.
     ImportError
-        If ArviZ is not installed.
+        If arviz-stats is not installed.
 
     Examples
     --------
@@ -201,7 +205,7 @@ def r_hat(x):
     Raises
     ------
     ImportError
-        If ArviZ is not installed.
+        If arviz-stats is not installed.
 
     Examples
     --------
@@ -217,6 +221,6 @@ def r_hat(x):
     if all(_constant(chain) for chain in arr):
         # no within-chain variance at all: the ranks would turn W = 0 into a finite number
         return float("inf")
-    az = _arviz()
+    stats = _arviz()
     with np.errstate(divide="ignore", invalid="ignore"):
-        return float(az.rhat(arr, method="rank"))
+        return float(stats.rhat(arr, method="rank"))

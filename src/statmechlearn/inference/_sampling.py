@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
+from statmechlearn._core.optional import import_optional
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import (
     check_array_finite,
@@ -232,7 +233,7 @@ def sample_assignments(
     changed = np.zeros(n_chains)
     iterator = range(n_sweeps)
     if progress:
-        from tqdm.auto import tqdm
+        tqdm = import_optional("tqdm.auto", purpose="progress=True").tqdm
 
         iterator = tqdm(iterator, desc=f"{method} T={T:.3g}", unit="sweep")
     start = time.perf_counter()
@@ -461,7 +462,7 @@ def simulated_annealing(
     T = schedule.max_temperature
     bar = None
     if progress:
-        from tqdm.auto import tqdm
+        tqdm = import_optional("tqdm.auto", purpose="progress=True").tqdm
 
         bar = tqdm(total=schedule.n_steps, desc="simulated annealing", unit="T")
     start = time.perf_counter()

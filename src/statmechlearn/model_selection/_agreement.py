@@ -27,6 +27,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp
 
+from statmechlearn._core.optional import import_optional
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import (
     check_array_finite,
@@ -332,7 +333,7 @@ class PosteriorAgreementResult:
 
     def plot(self, ax=None):
         """``I`` against the resolution for each k (max over the other parameter)."""
-        import matplotlib.pyplot as plt
+        plt = import_optional("matplotlib.pyplot", purpose="plot()")
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 3.5))
@@ -527,7 +528,7 @@ class AnnealedAgreementResult:
 
     def plot(self, ax=None):
         """``I(beta)`` with the number of clusters on a second axis; returns the Axes."""
-        import matplotlib.pyplot as plt
+        plt = import_optional("matplotlib.pyplot", purpose="plot()")
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 3.5))

@@ -6,6 +6,7 @@ import numba
 import numpy as np
 from joblib import Parallel, delayed
 
+from statmechlearn._core.optional import import_optional
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import check_array_finite, check_choice, check_int
 from statmechlearn.model_selection._common import (
@@ -120,7 +121,7 @@ class GapResult:
 
     def plot(self, ax=None):
         """Gap with ``± s`` bars, the chosen k marked; returns the Axes."""
-        import matplotlib.pyplot as plt
+        plt = import_optional("matplotlib.pyplot", purpose="plot()")
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 3.5))

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from statmechlearn._core.optional import import_optional
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import check_choice
 from statmechlearn.model_selection._agreement import posterior_agreement
@@ -56,7 +57,7 @@ class SelectionResult:
 
     def plot(self, ax=None):
         """The curve with its chosen k; returns the Axes."""
-        import matplotlib.pyplot as plt
+        plt = import_optional("matplotlib.pyplot", purpose="plot()")
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 3.5))

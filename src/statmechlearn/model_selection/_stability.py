@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.base import clone
 
+from statmechlearn._core.optional import import_optional
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import check_int
 from statmechlearn.model_selection._common import (
@@ -82,7 +83,7 @@ class StabilityResult:
 
     def plot(self, ax=None):
         """Normalised instability with standard errors; returns the Axes."""
-        import matplotlib.pyplot as plt
+        plt = import_optional("matplotlib.pyplot", purpose="plot()")
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 3.5))
