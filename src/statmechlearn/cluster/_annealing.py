@@ -282,7 +282,7 @@ class DeterministicAnnealing(
     n_samples_seen_ : int
         Samples seen by :meth:`partial_fit` (set by it only).
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined when X has string feature names.
 
     See Also
@@ -328,6 +328,8 @@ class DeterministicAnnealing(
     >>> da = DeterministicAnnealing(n_clusters=3, random_state=0).fit(X)
     >>> da.cluster_centers_.shape
     (3, 2)
+    >>> bool((da.predict(X) == da.labels_).all()), da.transform(X[:5]).shape
+    (True, (5, 3))
     """
 
     _parameter_constraints: ClassVar[dict] = {

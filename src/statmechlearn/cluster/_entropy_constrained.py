@@ -82,15 +82,15 @@ class EntropyConstrainedClustering(
 
     Attributes
     ----------
-    cluster_centers_ : ndarray of shape (n_clusters_, n_features)
-    weights_ : ndarray of shape (n_clusters_,)
+    cluster_centers_ : ndarray of shape (``n_clusters_``, n_features)
+    weights_ : ndarray of shape (``n_clusters_``,)
         Shares ``p_nu`` of the clusters.
-    code_lengths_ : ndarray of shape (n_clusters_,)
+    code_lengths_ : ndarray of shape (``n_clusters_``,)
         ``-log2 p_nu`` in bits.
     n_clusters_ : int
     labels_ : ndarray of shape (n_samples,)
         Hard encoder: ``argmin |x - y_nu|^2 - λ log p_nu``.
-    assignments_ : ndarray of shape (n_samples, n_clusters_)
+    assignments_ : ndarray of shape (n_samples, ``n_clusters_``)
     distortion_ : float
         Mean squared distance of ``labels_``.
     rate_ : float
@@ -104,7 +104,10 @@ class EntropyConstrainedClustering(
     >>> from statmechlearn.cluster import EntropyConstrainedClustering
     >>> X = np.linspace(0, 1, 400)[:, None]
     >>> # distortion 1/(12 K^2) + λ ln K is least at K = 1/sqrt(6 λ) = 4 cells
-    >>> EntropyConstrainedClustering(entropy_weight=1 / 96, random_state=0).fit(X).n_clusters_
+    >>> ecc = EntropyConstrainedClustering(entropy_weight=1 / 96, random_state=0).fit(X)
+    >>> ecc.n_clusters_
+    4
+    >>> len(set(ecc.predict([[0.1], [0.4], [0.6], [0.9]]).tolist()))  # one point per cell
     4
     """
 

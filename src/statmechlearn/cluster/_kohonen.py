@@ -310,6 +310,8 @@ class KohonenSOM(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
     0.0
     >>> round(som.quantization_error_, 2)  # 1 / (4 * 5) for five equal cells
     0.05
+    >>> som.transform(X[:3]).shape
+    (3, 5)
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -152,9 +152,13 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
     --------
     >>> from sklearn.datasets import make_blobs
     >>> from statmechlearn.cluster import EqualWidthMixture
-    >>> X, _ = make_blobs(200, centers=2, random_state=1)
-    >>> EqualWidthMixture(sigma=1.0, random_state=0).fit(X).means_.shape
+    >>> X, y = make_blobs(200, centers=2, random_state=1)
+    >>> gm = EqualWidthMixture(sigma=1.0, random_state=0).fit(X)
+    >>> gm.means_.shape
     (2, 2)
+    >>> labels = gm.predict(X)
+    >>> bool((labels == y).all() or (labels != y).all())  # the blobs, up to naming
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {

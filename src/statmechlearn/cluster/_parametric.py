@@ -222,6 +222,8 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
     >>> labels = model.fit(np.vstack([low, high])).labels_
     >>> bool(len(set(labels[:20])) == 1 and len(set(labels[20:])) == 1 and labels[0] != labels[20])
     True
+    >>> bool((model.predict(np.vstack([low[:1], high[:1]])) == labels[[0, 20]]).all())
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {

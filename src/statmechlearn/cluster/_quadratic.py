@@ -111,7 +111,10 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
     >>> import numpy as np
     >>> from statmechlearn.cluster import LeastAngleClustering
     >>> X = np.array([[1, 0.1], [2, 0.1], [-1, 0.1], [-3, -0.2]])  # opposite directions
-    >>> LeastAngleClustering(random_state=0).fit(X).labels_.tolist() in ([0, 0, 1, 1], [1, 1, 0, 0])
+    >>> lac = LeastAngleClustering(random_state=0).fit(X)
+    >>> lac.labels_.tolist() in ([0, 0, 1, 1], [1, 1, 0, 0])
+    True
+    >>> bool((lac.predict([[5, 0], [-5, 0]]) == lac.labels_[[0, 2]]).all())
     True
     """
 

@@ -103,6 +103,8 @@ class GibbsSamplerClustering(ClusterMixin, BaseEstimator):
     >>> est = GibbsSamplerClustering(3, temperature=0.5, random_state=0).fit(X)
     >>> est.marginals_.shape
     (200, 3)
+    >>> est.predict(X[:4]).shape
+    (4,)
     """
 
     _parameter_constraints: ClassVar[dict] = {

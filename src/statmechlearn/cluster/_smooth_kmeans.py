@@ -69,7 +69,7 @@ def _reseed_smallest(Xc, labels, Y):
 class SmoothKMeans(ClusterMixin, BaseEstimator):
     """k-means with a penalty for disagreeing with neighbours, solved by annealed mean field.
 
-    The cost of lecture notes §6.6,
+    The cost of lecture notes §6.6::
 
         R(c, Y) = sum_i |x_i - y_{c(i)}|^2 + (lam / 2) sum_i sum_{j in N(i)} W_ij [c(i) != c(j)],
 

@@ -165,6 +165,20 @@ def mean_field(
     Returns
     -------
     MeanFieldResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.inference import ising_cost, mean_field
+    >>> rng = np.random.default_rng(0)
+    >>> clean = np.zeros((12, 12), dtype=bool); clean[3:9, 3:9] = True
+    >>> noisy = clean ^ (rng.random(clean.shape) < 0.1)
+    >>> result = mean_field(ising_cost(noisy, coupling=2.0), temperature=0.5, random_state=0)
+    >>> result.Q.shape, bool(result.converged)
+    ((144, 2), True)
+    >>> denoised = result.Q.argmax(axis=1).reshape(clean.shape).astype(bool)
+    >>> int((noisy != clean).sum()), bool((denoised != clean).sum() < 5)  # 15 flips, 4 left
+    (15, True)
     """
     T = check_real(temperature, "temperature", minimum=0.0, include_min=False)
     update = check_choice(update, "update", _UPDATES)

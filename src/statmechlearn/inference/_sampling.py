@@ -218,6 +218,16 @@ def sample_assignments(
     Returns
     -------
     SamplingResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.inference import KMeansCost, sample_assignments
+    >>> X = np.r_[np.zeros((5, 2)), np.full((5, 2), 4.0)]
+    >>> result = sample_assignments(KMeansCost(X, 2), temperature=1.0, n_sweeps=200,
+    ...                             random_state=0)
+    >>> result.marginals.shape
+    (10, 2)
     """
     T = _check_temperature(temperature)
     n_chains = check_int(n_chains, "n_chains", minimum=1)
@@ -446,6 +456,18 @@ def simulated_annealing(
     Returns
     -------
     SimulatedAnnealingResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from statmechlearn.inference import CoolingSchedule, KMeansCost, simulated_annealing
+    >>> X = np.r_[np.zeros((5, 2)), np.full((5, 2), 4.0)]
+    >>> schedule = CoolingSchedule(max_temperature=10.0, min_temperature=0.01, n_steps=50)
+    >>> result = simulated_annealing(KMeansCost(X, 2), schedule, random_state=0)
+    >>> bool(result.best_energy < 1e-9)  # both clusters found: no spread within them
+    True
+    >>> len(set(result.best_labels.tolist()))
+    2
     """
     schedule = CoolingSchedule() if schedule is None else schedule
     if not isinstance(schedule, CoolingSchedule):

@@ -207,7 +207,7 @@ class HebbClassifier(_LinearTwoClass):
     intercept_ : ndarray of shape (1,)
         ``-centre . coef_``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` had string column names.
 
     Examples
@@ -335,7 +335,7 @@ class OutlierRobustClassifier(_LinearTwoClass):
     n_iter_ : int
         EM iterations run.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` had string column names.
 
     Examples
@@ -347,6 +347,8 @@ class OutlierRobustClassifier(_LinearTwoClass):
     >>> clf = OutlierRobustClassifier(fit_intercept=False).fit(X, S)
     >>> bool(abs(clf.eta_) < 0.1), round(clf.gamma_)    # estimated; true: 0 and 10
     (True, 10)
+    >>> clf.predict_proba(X[:3]).shape
+    (3, 2)
     """
 
     _parameter_constraints: ClassVar[dict] = {

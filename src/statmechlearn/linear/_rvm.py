@@ -293,7 +293,7 @@ class RVMClassifier(ClassifierMixin, BaseEstimator):
         precisions. The flat intercept prior is taken as the Lebesgue measure
         in the intercept's units, contributing ``log(2 pi) / 2 - log|...|``
         through the Laplace integral.
-    scores_ : ndarray of shape (n_iter_ + 1,)
+    scores_ : ndarray of shape (``n_iter_ + 1``,)
         The same quantity after every hyperparameter update (first entry:
         the intercept-only or empty model).
     n_iter_ : int
@@ -302,7 +302,7 @@ class RVMClassifier(ClassifierMixin, BaseEstimator):
         Whether both stages met ``tol`` within ``max_iter``.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the features seen in ``fit`` when ``X`` has string column names.
 
     Notes
@@ -330,6 +330,8 @@ class RVMClassifier(ClassifierMixin, BaseEstimator):
     (1, 200)
     >>> bool(clf.relevance_.size < 20)
     True
+    >>> clf.predict_proba(X[:3]).shape
+    (3, 2)
     """
 
     _parameter_constraints: ClassVar[dict] = {

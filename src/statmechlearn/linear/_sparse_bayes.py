@@ -284,6 +284,8 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
     >>> clf = SparseBayesClassifier(C=0.05, kappa=0.1).fit(X, y)
     >>> clf.relevance_.shape
     (200,)
+    >>> clf.predict(X[:3]).shape
+    (3,)
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -554,6 +556,17 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         ``n_iter`` and ``converged`` per grid point (C varies slowest).
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from statmechlearn.linear import SparseBayesClassifierCV
+    >>> X, y = make_classification(80, 50, n_informative=5, random_state=0)
+    >>> clf = SparseBayesClassifierCV(Cs=(0.05, 0.2), kappas=(0.1,)).fit(X, y)
+    >>> clf.best_C_ in (0.05, 0.2), len(clf.cv_results_["loo_error"])
+    (True, 2)
+    >>> clf.predict(X[:3]).shape
+    (3,)
     """
 
     _parameter_constraints: ClassVar[dict] = {

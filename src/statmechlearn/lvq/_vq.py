@@ -76,7 +76,7 @@ class VQ(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEs
         Mean squared distance of the training samples to their winner.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` had string column names.
     n_iter_ : int
         Epochs run by the last ``fit``.
@@ -88,9 +88,11 @@ class VQ(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEs
     >>> import numpy as np
     >>> from statmechlearn.lvq import VQ
     >>> X = np.r_[np.zeros((20, 2)), np.ones((20, 2))]
-    >>> vq = VQ(n_prototypes=2, random_state=0).fit(X)
+    >>> vq = VQ(n_prototypes=2, init="kmeans", random_state=0).fit(X)
     >>> np.sort(vq.prototypes_[:, 0]).round(2).tolist()
     [0.0, 1.0]
+    >>> bool(vq.predict([[0.1, 0.0]])[0] != vq.predict([[0.9, 1.0]])[0])
+    True
     """
 
     _parameter_constraints: ClassVar[dict] = {

@@ -424,6 +424,17 @@ def gap_statistic(
     Returns
     -------
     GapResult
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_blobs
+    >>> from statmechlearn.model_selection import gap_statistic
+    >>> X, _ = make_blobs(60, centers=3, cluster_std=0.3, random_state=0)
+    >>> result = gap_statistic(X, k_range=range(1, 6), n_references=10, random_state=0)
+    >>> result.n_clusters
+    3
+    >>> result.gap.shape
+    (5,)
     """
     X = check_X(X)
     ks = check_k_range(k_range, X.shape[0])

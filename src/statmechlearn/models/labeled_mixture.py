@@ -1,7 +1,7 @@
 """Two labelled Gaussian clusters in N dimensions (Biehl, Ghosh & Hammer, eq. 3 and 9).
 
 Class sigma = +-1 has prior p_sigma and density N(lam B_sigma, v_sigma I_N) with
-orthonormal centres B_+, B_-. The model samples labelled data, builds
+orthonormal centres ``B_+``, ``B_-``. The model samples labelled data, builds
 prototypes with prescribed overlaps, and measures the order parameters
 R_{S sigma} = w_S . B_sigma and Q_{ST} = w_S . w_T of any prototypes.
 """
@@ -34,13 +34,13 @@ class LabeledMixture:
     n_features : int
         Dimension N, >= 2.
     p_plus : float
-        Prior of class +1, in (0, 1); p_- = 1 - p_plus.
+        Prior of class +1, in (0, 1); ``p_- = 1 - p_plus``.
     lam : float
         Distance lambda of each centre from the origin, >= 0.
     v_plus, v_minus : float, default=1.0
         Variance per component of each cluster, > 0.
     basis : ndarray of shape (2, n_features), optional
-        Orthonormal rows B_+, B_-. Default: the first two unit vectors (the
+        Orthonormal rows ``B_+``, ``B_-``. Default: the first two unit vectors (the
         model is rotation invariant, so this loses no generality and makes
         projections cheap).
 

@@ -7,7 +7,7 @@ eq. (17) lacks the prior weights p_k and misplaces sigma in the
 ``ab(l + m)`` term, and eq. (8) lacks a factor 2 in the denominator.
 
 Index convention: axis position 0 is the label +1, position 1 is -1, so
-``R[:, 0, 1]`` is ``R_{+-}`` (prototype +, centre B_-).
+``R[:, 0, 1]`` is ``R_{+-}`` (prototype +, centre ``B_-``).
 """
 
 from dataclasses import dataclass
@@ -325,7 +325,7 @@ def learning_curve(
         Cluster variances, > 0.
     init : tuple (R, Q) of arrays of shape (2, 2), optional
         Initial overlaps at alpha = 0. Default: the paper's Fig. 2,
-        R = 0, Q_+- = 0, Q_++ = Q_-- = 1e-4.
+        ``R = 0``, ``Q_+- = 0``, ``Q_++ = Q_-- = 1e-4``.
     rtol, atol : float
         ODE solver tolerances, > 0.
 

@@ -200,7 +200,7 @@ def _input_side(q_hat, r_hat, C, C_t, A0=None, lam0=None):
 
 @dataclass(frozen=True)
 class StateEvolution:
-    """Order parameters after each update of the O(NM) algorithm, ``t = 0 .. n_iter``.
+    """Order parameters after each update of the O(NM) algorithm, ``t`` from 0 to ``n_iter``.
 
     Attributes
     ----------
