@@ -1,12 +1,9 @@
 """KohonenSOM: the compiled on-line loop against its NumPy twin, the map it learns, its errors,
 and the zero-temperature link to TopologicalVQ (docs/derivations/topographic_vq.md)."""
 
-import doctest
-
 import numpy as np
 import pytest
 
-import statmechlearn.cluster._kohonen as kohonen
 from statmechlearn.cluster import (
     KohonenSOM,
     TopologicalVQ,
@@ -15,12 +12,6 @@ from statmechlearn.cluster import (
     topographic_error,
 )
 from statmechlearn.cluster._kohonen import som_epochs, som_epochs_numpy
-
-
-def test_docstring_examples():
-    result = doctest.testmod(kohonen, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0
-    assert result.failed == 0
 
 
 @pytest.mark.parametrize("d", [1, 2, 3])
