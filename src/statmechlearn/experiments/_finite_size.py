@@ -402,6 +402,7 @@ def plot_extrapolation(ax, ext, *, theory=None, label=None, color="C0"):
     ax.errorbar([0.0], [ext.value], yerr=[ext.se], fmt="s", color=color, ms=4, mfc="white")
     if theory is not None:
         ax.plot([0.0], [theory], "k*", ms=9, label="theory (N → ∞)")
-    ax.set_xlabel({"1/N": "1/N", "1/sqrt(N)": "1/√N", "N^-2/3": "N^-2/3"}[ext.form])
+    labels = {"1/N": "$1/N$", "1/sqrt(N)": r"$1/\sqrt{N}$", "N^-2/3": "$N^{-2/3}$"}
+    ax.set_xlabel(labels[ext.form])
     ax.set_xlim(left=-0.03 * x.max())
     return ax

@@ -1,9 +1,13 @@
-"""The house style of the figures: mean ± SE over runs, axes, theory beside simulation.
+r"""The house style of the figures: mean ± SE over runs, axes, theory beside simulation.
 
 Every figure draws a theory as a line and a simulation as markers with ± one
-standard error of the mean over runs (seeds); the legend says which is which.
-These helpers only read what they are given: plots and checks call them,
-cell functions do not (a cell's result key fingerprints the code it runs).
+standard error of the mean over runs (seeds); the legend says which is which
+(:func:`simulation_label`, :func:`legend_with_key`), and symbols are written
+in mathtext (``r"$\epsilon_g$"``), never as raw ``eps_g`` or ``T_c``. A
+figure that shows a spread on purpose (a standard deviation, a histogram)
+says so on the figure. These helpers only read what they are given: plots
+and checks call them, cell functions do not (a cell's result key
+fingerprints the code it runs).
 """
 
 import warnings
@@ -14,9 +18,11 @@ import xarray as xr
 __all__ = [
     "SIMULATION_STYLE",
     "THEORY_STYLE",
+    "legend_with_key",
     "mean_se",
     "plot_simulation",
     "plot_theory",
+    "simulation_label",
     "subplots",
 ]
 
@@ -151,3 +157,65 @@ def plot_simulation(ax, x, mean, se, *, label="simulation", **kwargs):
     if label is not None:
         style["label"] = label
     return ax.errorbar(x, mean, yerr=se, **style)
+
+
+def simulation_label(n=None, what="simulation"):
+    """The legend text of a simulation: what it is, mean ± SE, over how many runs.
+
+    Parameters
+    ----------
+    n : int or array_like, optional
+        Runs behind each point: a number, or the per-point counts (their
+        range is given when they differ). None says nothing about the count.
+    what : str, default="simulation"
+        What was run (``"LVQ1, simulation"``); keep the word "simulation"
+        in it when the figure also draws a theory.
+
+    Returns
+    -------
+    str
+        For example ``"simulation (mean ± SE, 24 seeds)"``.
+    """
+    if n is None:
+        return f"{what} (mean ± SE)"
+    counts = np.unique(np.asarray(n, dtype=int))
+    counts = counts[counts > 0]
+    if counts.size == 0:
+        return f"{what} (mean ± SE)"
+    runs = str(counts[0]) if counts.size == 1 else f"{counts[0]}–{counts[-1]}"
+    return f"{what} (mean ± SE, {runs} seeds)"
+
+
+def legend_with_key(ax, *, theory="theory", simulation="simulation (mean ± SE)", **kwargs):
+    """A legend with the Axes' own entries and a key: black line = theory, marker = simulation.
+
+    For figures whose colours name the curves (a parameter value, an order
+    parameter) while line and marker say theory or simulation: the key adds
+    one entry for each kind, drawn in black, not on the Axes.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+    theory, simulation : str or None
+        Texts of the two key entries; None leaves one out.
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.legend`.
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+    """
+    from matplotlib.collections import LineCollection
+    from matplotlib.container import ErrorbarContainer
+    from matplotlib.lines import Line2D
+
+    handles, labels = ax.get_legend_handles_labels()
+    if theory is not None:
+        handles.append(Line2D([], [], color="k", **THEORY_STYLE))
+        labels.append(theory)
+    if simulation is not None:
+        marker = Line2D([], [], color="k", linestyle="none", marker="o", markersize=4)
+        bars = ErrorbarContainer((marker, (), (LineCollection([], colors="k"),)), has_yerr=True)
+        handles.append(bars)
+        labels.append(simulation)
+    return ax.legend(handles, labels, **kwargs)

@@ -14,7 +14,13 @@ elsewhere") and on which its N -> infinity theory rests.
 
 import numpy as np
 
-from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    plot_theory,
+    simulation_label,
+    subplots,
+)
 from statmechlearn.experiments._spec import Derived, FigureSpec, Measurement, measure
 from statmechlearn.experiments.lvq_biehl import CITATION, LABELS, PAPER, simulate_learning_curve
 from statmechlearn.lvq import wta_online_updates
@@ -117,7 +123,7 @@ def plot_plateau(ds, ax=None):
             ax[0], ds["alpha"], ds["theory_eps_g"].sel(delta=delta), label=rf"$\delta$={delta:g}"
         )
     ax[0].set_xlabel(r"$\alpha$")
-    ax[0].set_ylabel(r"$\epsilon_g$ (VQ, ODE)")
+    ax[0].set_ylabel(r"$\epsilon_g$ (VQ, ODE theory)")
     ax[0].legend(frameon=False, fontsize=8)
     x = np.log(1.0 / ds["delta"].values)
     esc = ds["theory_escape"].values
@@ -125,7 +131,7 @@ def plot_plateau(ds, ax=None):
     small = _small_delta(ds)
     c0, _ = _fit_line(x[small], esc[small])
     xs = np.linspace(x.min() - 0.5, x.max() + 0.5, 50)
-    ax[1].plot(x, esc, "ks", mfc="none", label="ODE")
+    ax[1].plot(x, esc, "ks", mfc="none", label="theory (ODE)")
     ax[1].plot(
         xs,
         c0 + xs / kappa,
@@ -134,8 +140,10 @@ def plot_plateau(ds, ax=None):
         lw=0.8,
         label=rf"const + ln(1/$\delta$)/$\kappa$, $\kappa$={kappa:.4f}",
     )
-    mean, se = mean_se(ds["sim_escape"].where(ds["sim_done"]))
-    plot_simulation(ax[1], x, mean, se, label=f"simulation N={ds.attrs['n_features']}")
+    runs = ds["sim_escape"].where(ds["sim_done"])
+    mean, se = mean_se(runs)
+    label = simulation_label(runs.count("seed"), f"simulation, N = {ds.attrs['n_features']}")
+    plot_simulation(ax[1], x, mean, se, label=label)
     ax[1].set_xlabel(r"$\ln(1/\delta)$, initial tilt $R=\delta I$")
     ax[1].set_ylabel(rf"plateau length $\alpha_P$ ($|\epsilon_g-\frac{{1}}{{2}}|>{_ESCAPE:g}$)")
     ax[1].legend(frameon=False, fontsize=8)
@@ -335,7 +343,7 @@ def plot_self_averaging(ds, ax=None):
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("N")
-    ax.set_ylabel("standard deviation over runs")
+    ax.set_ylabel("standard deviation over runs (± bootstrap SE)")
     seeds = int(ds["sim_done"].sum("seed").min())
     ax.set_title(
         rf"LVQ1 at $\alpha$={_SA_ALPHA:g}, $p_+$=0.8, $\lambda$=1, $\eta$=0.2; "

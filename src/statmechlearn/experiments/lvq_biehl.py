@@ -26,6 +26,7 @@ from statmechlearn.experiments._plotting import (
     mean_se,
     plot_simulation,
     plot_theory,
+    simulation_label,
     subplots,
 )
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, _select, measure
@@ -501,6 +502,7 @@ def plot_fig2(ds, ax=None):
     pairs_R = [(1, 1), (1, -1), (-1, 1), (-1, -1)]
     pairs_Q = [(1, 1), (1, -1), (-1, -1)]
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    n_seeds = int(ds["sim_done"].sum())
     for panel, var, dims, pairs in (
         (ax[0], "R", ("S", "sigma"), pairs_R),
         (ax[1], "Q", ("S", "T"), pairs_Q),
@@ -523,11 +525,12 @@ def plot_fig2(ds, ax=None):
             )
         # one legend entry for the line and one for the markers, in black
         plot_theory(panel, [], [], color="k", label="ODE theory")
-        plot_simulation(panel, [], [], [], color="k", markerfacecolor="none")
+        plot_simulation(
+            panel, [], [], [], color="k", markerfacecolor="none", label=simulation_label(n_seeds)
+        )
         panel.set_xlabel(r"$\alpha$")
         panel.set_ylabel(f"${var}$")
         panel.legend(frameon=False, fontsize=9)
-    n_seeds = int(ds["sim_done"].sum())
     ax[0].set_title(f"LVQ1, N={ds.attrs['n_features']}, {n_seeds} runs", fontsize=10)
     return ax
 
@@ -675,8 +678,11 @@ def plot_fig3a(ds, ax=None):
     for alg in ds["algorithm"].values:
         name, style = _STYLE[str(alg)]
         sub = ds.sel(algorithm=alg)
-        line = plot_theory(ax, sub["alpha"], sub["theory_eps_g"], linestyle=style, label=name)
-        mean, se = mean_se(_complete_runs(sub["sim_eps_g"]))
+        line = plot_theory(
+            ax, sub["alpha"], sub["theory_eps_g"], linestyle=style, label=f"{name}, theory"
+        )
+        runs = _complete_runs(sub["sim_eps_g"])
+        mean, se = mean_se(runs)
         if np.isfinite(mean.values).any():
             plot_simulation(
                 ax,
@@ -685,7 +691,7 @@ def plot_fig3a(ds, ax=None):
                 se,
                 markerfacecolor="none",
                 color=line.get_color(),
-                label=f"{name}, simulation",
+                label=simulation_label(runs.count("seed").max(), f"{name}, simulation"),
             )
     ax.set_xlabel(r"$\alpha$")
     ax.set_ylabel(r"$\epsilon_g$")
@@ -1005,7 +1011,9 @@ def plot_fss(ds, ax=None):
         ext = extrapolate_dataset(ds, var, sel=sel, form="1/N")
         theory = float(_select(ds[tvar].isel(n_features=0), tsel, keep=()).values)
         before = set(panel.get_lines())
-        plot_extrapolation(panel, ext, theory=theory, label=f"LVQ1, α={FSS_ALPHA:g}")
+        plot_extrapolation(
+            panel, ext, theory=theory, label=simulation_label(what=f"LVQ1 at α = {FSS_ALPHA:g}")
+        )
         for line in panel.get_lines():
             if line not in before and line.get_linestyle() not in ("None", ""):
                 line.set_gid("guide")  # the fitted a + b/N, drawn through the stored means

@@ -138,7 +138,7 @@ def plot_real_data(ds, ax=None):
     ax.set_xticks(x, [str(d) for d in ds["dataset"].values])
     low = float(np.nanmin((mean - se).values))
     ax.set_ylim(max(0.0, np.floor(20 * low - 0.5) / 20), 1.0)
-    ax.set_ylabel("test accuracy")
+    ax.set_ylabel("test accuracy (mean ± SE over splits)")
     ax.set_title(
         f"stratified 75/25 splits, {int(ds['sim_done'].sum('seed').min())} per cell; "
         "standardised features",

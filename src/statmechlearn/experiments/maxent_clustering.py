@@ -144,7 +144,7 @@ def _rd_simulation(point, settings, rng):
 def _plot_rd_ib(ds, ax=None):
     _, ax = subplots(ax, 1, 2, figsize=(10, 4.2))
     d = ds.isel(beta_max=0)
-    ax[0].plot(ds["distortion_dense"], d["theory_rate_dense"], "k-", label="1 − H(D)")
+    ax[0].plot(ds["distortion_dense"], d["theory_rate_dense"], "k-", label="theory: 1 − H(D)")
     first = d.isel(seed=0)
     ax[0].plot(first["sim_distortion"], first["sim_rate"], "C3o", label="Blahut–Arimoto")
     ax[0].set_xlabel("D (Hamming)")
@@ -411,7 +411,7 @@ def _plot_critical(ds, ax=None):
     for a in ax:
         a.set_xscale("log")
         a.axvline(1.0, color="k", ls=":", lw=0.8)
-        a.set_xlabel("T / T_c (predicted first critical temperature)")
+        a.set_xlabel(r"$T\,/\,T_c$ ($T_c$: predicted first critical temperature)")
     ax[0].set_ylabel("free energy per object")
     ax[1].set_ylabel("effective clusters")
     ax[0].legend(fontsize=8)
@@ -620,8 +620,9 @@ def _plot_fss(ds, ax=None):
     ):
         ext = extrapolate_dataset(ds, "sim_tc", sel={"case": case}, form=form)
         theory = float(ds["theory_tc"].sel(case=case).isel(n_features=0))
-        plot_extrapolation(a, ext, theory=theory, color=color, label="DA T_c, mean ± SE")
-        a.set_ylabel("T_c")
+        label = r"DA $T_c$, simulation (mean ± SE)"
+        plot_extrapolation(a, ext, theory=theory, color=color, label=label)
+        a.set_ylabel(r"$T_c$")
         a.set_title(
             f"two clusters, |μ|² = {FSS_CASES[case]:g}" if case == "spike" else "pure noise"
         )
@@ -840,7 +841,7 @@ def _plot_texture(ds, ax=None):
         )
     ax[1].set_xticks(x, [f"{int(w)} px" for w in ds["window"].values])
     ax[1].set_xlabel("histogram window (16-px blocks)")
-    ax[1].set_ylabel("accuracy vs tiling")
+    ax[1].set_ylabel("accuracy vs tiling (mean ± SE)")
     ax[1].axhline(1 / 3, color="0.6", ls=":", label="chance")
     ax[1].legend(fontsize=8)
     return ax

@@ -283,7 +283,7 @@ def _plot_coding(ds, ax=None):
         )
     ax[3].set_xticks(x, [str(int(v)) for v in counts])
     ax[3].set_xlabel(f"counts per object ({_N_BINS} ordered bins)")
-    ax[3].set_ylabel("ARI vs planted clusters")
+    ax[3].set_ylabel("ARI vs planted clusters (mean ± SE)")
     ax[3].legend(fontsize=8)
     ax[3].set_title("histogram clustering, shifted bumps (§4.1)", fontsize=9)
     return ax

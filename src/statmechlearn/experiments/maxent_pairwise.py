@@ -185,12 +185,12 @@ def _plot_least_angle(ds, ax=None):
         plot_simulation(ax[1], x, mean, se, color=f"C{j}", label=str(method))
     ax[0].axhline(1 / 3, color="0.6", ls=":", label="chance")
     ax[0].set_xlabel("noise σ (per coordinate, before normalising)")
-    ax[0].set_ylabel("accuracy vs planted clusters")
+    ax[0].set_ylabel("accuracy vs planted clusters (mean ± SE)")
     ax[0].legend(fontsize=8)
     share = _LA_UNEQUAL[0] / sum(_LA_UNEQUAL)
     ax[1].axhline(share, color="k", ls="--", lw=0.8, label="planted share")
     ax[1].set_xlabel("noise σ")
-    ax[1].set_ylabel("share of the cluster found for the large planted one")
+    ax[1].set_ylabel("share of the cluster found for the large planted one (mean ± SE)")
     done = ds["sim_done"].values.astype(bool)
     gap = ds["sim_small_found"].values[done] - ds["sim_small_exact"].values[done]
     scale = np.abs(ds["sim_small_exact"].values[done])
@@ -431,7 +431,7 @@ def _plot_planted(ds, ax=None):
         a.axhline(0.0, color="0.7", lw=0.8)
         a.set_xscale("log")
         a.set_xlabel("SNR = (a − b)² / (k (a + (k − 1) b))")
-        a.set_ylabel("ARI vs planted blocks")
+        a.set_ylabel("ARI vs planted blocks (mean ± SE)")
         share = _BALANCE[str(balance)]
         a.set_title(f"blocks {share:.0%} / {1 - share:.0%} of the nodes", fontsize=9)
     ax[0].legend(fontsize=7)
@@ -640,7 +640,7 @@ def _plot_constant_shift(ds, ax=None):
     )
     plot_simulation(ax[1], x - 0.01, mean, se, color="k", marker="s", label="pairwise D vs truth")
     ax[1].set_xlabel("noise (uniform, × mean D)")
-    ax[1].set_ylabel("agreement of partitions (best label matching)")
+    ax[1].set_ylabel("agreement of partitions, mean ± SE\n(best label matching)")
     ax[1].legend(fontsize=8)
     return ax
 

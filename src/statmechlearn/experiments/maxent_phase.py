@@ -28,7 +28,13 @@ import warnings
 import numpy as np
 
 from statmechlearn._core.information import entropy
-from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    plot_theory,
+    simulation_label,
+    subplots,
+)
 from statmechlearn.experiments._spec import Derived, FigureSpec, Measurement, measure
 from statmechlearn.experiments.maxent_clustering import CITATION, PAPER
 
@@ -202,13 +208,13 @@ def _plot_ec(ds, ax=None):
         where="mid",
         color="k",
         lw=1.2,
-        label="K equal cells (exact)",
+        label="theory: $K$ equal cells (exact)",
     )
     plot_theory(
         ax[0],
         ds["lam_dense"],
         d["theory_asymptote"],
-        label="L / √(6λ) (Gish–Pierce)",
+        label=r"theory: $L/\sqrt{6\lambda}$ (Gish–Pierce)",
         color="0.5",
         linestyle=":",
     )
@@ -219,25 +225,29 @@ def _plot_ec(ds, ax=None):
         mfc="none",
         color="C2",
         ms=8,
-        label="optimum of the data (all partitions)",
+        label="exact optimum of the data (all partitions)",
     )
-    mean, se = mean_se(d["sim_k"].where(done))
-    plot_simulation(ax[0], lams, mean, se, label="annealed (mean ± SE over seeds)", color="C3")
+    runs = d["sim_k"].where(done)
+    mean, se = mean_se(runs)
+    label = simulation_label(runs.count("seed"), "annealed, simulation")
+    plot_simulation(ax[0], lams, mean, se, label=label, color="C3")
     for lam_k in d["theory_transition"].values:
         ax[0].axvline(lam_k, color="0.85", lw=0.6, zorder=0)
     ax[0].set_xscale("log")
     ax[0].set_yscale("log")
     ax[0].set_xlim(lams.min() / 1.5, lams.max() * 1.5)
     ax[0].set_ylim(0.8, 1.5 * float(d["theory_k"].max()))
-    ax[0].set_xlabel("entropy weight λ (squared distance per nat)")
-    ax[0].set_ylabel("number of clusters K")
+    ax[0].set_xlabel(r"entropy weight $\lambda$ (squared distance per nat)")
+    ax[0].set_ylabel("number of clusters $K$")
     ax[0].legend(fontsize=7)
     ax[0].set_title(f"uniform points on [0, {float(ds['length'][0]):g}]", fontsize=9)
     mean, se = mean_se(d["sim_excess"].where(done))
-    plot_simulation(ax[1], lams, mean, se, label="annealed cost / exact optimum − 1", color="C3")
+    plot_simulation(
+        ax[1], lams, mean, se, label="annealed cost / exact optimum − 1 (mean ± SE)", color="C3"
+    )
     ax[1].axhline(0.0, color="k", lw=1.0, gid="guide")
     ax[1].set_xscale("log")
-    ax[1].set_xlabel("entropy weight λ")
+    ax[1].set_xlabel(r"entropy weight $\lambda$")
     ax[1].set_ylabel("relative excess cost")
     ax[1].legend(fontsize=7)
     return ax
@@ -521,13 +531,15 @@ def _plot_pdc(ds, ax=None):
     mean, se = mean_se(ds["sim_ari_pdc_permuted"].where(done))
     plot_simulation(ax[0], l, mean, se, label="parametric, bins permuted", color="C3", marker="x")
     ax[0].set_xscale("log")
-    ax[0].set_xlabel("observations per object l")
-    ax[0].set_ylabel("ARI vs planted partition")
+    ax[0].set_xlabel("observations per object $l$")
+    ax[0].set_ylabel("ARI vs planted partition (mean ± SE)")
     ax[0].legend(fontsize=7)
     mean, se = mean_se(ds["sim_weight_error"].where(done))
-    plot_simulation(ax[1], l, mean, se, label="mean |p(α|ν) fitted − planted|", color="C3")
+    plot_simulation(
+        ax[1], l, mean, se, label=r"$|p(\alpha|\nu)$ fitted $-$ planted$|$ (mean ± SE)", color="C3"
+    )
     ax[1].set_xscale("log")
-    ax[1].set_xlabel("observations per object l")
+    ax[1].set_xlabel("observations per object $l$")
     ax[1].set_ylabel("mixture-weight error")
     ax[1].legend(fontsize=7)
     return ax

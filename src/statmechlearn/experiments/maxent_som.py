@@ -305,17 +305,19 @@ def _plot_som(ds, ax=None):
     units = ds["unit"].values
     for j, method in enumerate(_METHODS):
         m, se = mean_se(sel["sim_chain_offset"].sel(estimator=method))
-        plot_simulation(ax[0], units, m, se, label=method, color=f"C{j}")
+        plot_simulation(
+            ax[0], units, m, se, label=f"{method}, simulation (mean ± SE)", color=f"C{j}"
+        )
         if method in _RULES:
             plot_theory(
                 ax[0],
                 units,
                 th["theory_chain_offset"].sel(rule=method),
-                label=f"{method} fixed point",
+                label=f"{method} fixed point (theory)",
                 color=f"C{j}",
             )
-    ax[0].set_xlabel("unit ν on the chain")
-    ax[0].set_ylabel("(y_ν − (ν + ½)/k) · k  [unit spacings]")
+    ax[0].set_xlabel(r"unit $\nu$ on the chain")
+    ax[0].set_ylabel(r"$(y_\nu - (\nu + \frac{1}{2})/k)\cdot k$  [unit spacings]")
     ax[0].set_title("(a) chain on uniform [0, 1]: codebook against equal cells", fontsize=9)
     ax[0].legend(fontsize=7)
 
@@ -331,7 +333,7 @@ def _plot_som(ds, ax=None):
                 float(th["theory_square_qe"].sel(rule=method)),
                 color=f"C{j}",
                 lw=1.0,
-                label=f"{method} fixed point",
+                label=f"{method} fixed point (theory)",
             )
     ax[1].set_xlabel("quantisation error on fresh data (mean ± SE)")
     ax[1].set_ylabel("topographic error (mean ± SE)")
@@ -339,17 +341,18 @@ def _plot_som(ds, ax=None):
     ax[1].legend(fontsize=7)
 
     m, se = mean_se(sel["sim_zero_difference"])
-    plot_simulation(ax[2], units, m, se, label="KohonenSOM − TopologicalVQ", color="C3")
+    label = "KohonenSOM − TopologicalVQ, simulation (mean ± SE)"
+    plot_simulation(ax[2], units, m, se, label=label, color="C3")
     plot_theory(
         ax[2],
         units,
         th["theory_zero_difference"],
-        label="difference of the fixed points",
+        label="difference of the fixed points (theory)",
         color="C3",
     )
-    ax[2].set_xlabel("unit ν on the chain")
+    ax[2].set_xlabel(r"unit $\nu$ on the chain")
     ax[2].set_ylabel("codebook difference [unit spacings]")
-    ax[2].set_title("(c) fixed neighbourhood: on-line map vs T → 0 channel map", fontsize=9)
+    ax[2].set_title(r"(c) fixed neighbourhood: on-line map vs $T \to 0$ channel map", fontsize=9)
     ax[2].legend(fontsize=7)
     return ax
 

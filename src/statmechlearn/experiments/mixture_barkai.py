@@ -130,18 +130,24 @@ def plot_fig1(ds, ax=None):
     _, ax = subplots(ax, figsize=(6.4, 4.6))
     d = ds.isel(u0=0)
     a = d["alpha"].values
-    ax.plot(d["theory_sigma_1"], a, "C0-", label="σ₁(α): unsplit → ordered")
-    ax.plot(d["theory_sigma_2"], a, "C1-", label="σ₂(α): unsplit → random")
-    ax.plot(d["theory_sigma_3"], a, "C2o-", ms=3, label="σ₃(α): ordered → random (numerical)")
+    ax.plot(d["theory_sigma_1"], a, "C0-", label=r"$\sigma_1(\alpha)$: unsplit → ordered")
+    ax.plot(d["theory_sigma_2"], a, "C1-", label=r"$\sigma_2(\alpha)$: unsplit → random")
+    ax.plot(
+        d["theory_sigma_3"],
+        a,
+        "C2o-",
+        ms=3,
+        label=r"$\sigma_3(\alpha)$: ordered → random (numerical)",
+    )
     ax.plot(d["theory_sigma_at"], a, "k:", label="RS unstable below (replicon = 1)")
     ax.plot(d["theory_sigma_jump"], a, "k--", lw=0.8, label="field optimiser jumps below")
     ax.axhline(
         float(d["shared_alpha_c_numeric"].sel(u0_check=float(d["u0"]))), color="grey", lw=0.6
     )
     ax.set_yscale("log")
-    ax.set_xlabel("σ / σ₀")
-    ax.set_ylabel("α = P/N")
-    ax.set_title("u₀ = 1 (grey: α_c = 4u₀⁻⁴)")
+    ax.set_xlabel(r"$\sigma/\sigma_0$")
+    ax.set_ylabel(r"$\alpha = P/N$")
+    ax.set_title(r"RS theory, $u_0 = 1$ (grey: $\alpha_c = 4u_0^{-4}$)")
     ax.legend(fontsize=7)
     return ax
 
@@ -260,15 +266,17 @@ def plot_fig2(ds, ax=None):
     d = ds.isel(alpha=0, u0=0)
     s = d["sigma"].values
     eps = d["theory_eps_c"].values
-    ax.plot(s, eps, "C0-", label="ε_C (RS theory, ground state)")
+    ax.plot(s, eps, "C0-", label=r"$\epsilon_C$ (RS theory, ground state)")
     unstable = d["theory_rs_stable"].values < 0.5
     ax.plot(s[unstable], eps[unstable], "C3.", ms=4, label="RS unstable (replicon ≥ 1 or jump)")
     s1, s3 = float(d["theory_sigma_1"][0]), float(d["theory_sigma_3"][0])
-    for x, name in ((s1, f"σ₁ = {s1:.2f}"), (s3, f"σ₃ = {s3:.2f}")):
+    for x, name in ((s1, rf"$\sigma_1 = {s1:.2f}$"), (s3, rf"$\sigma_3 = {s3:.2f}$")):
         ax.annotate(name, (x, 0.5), xytext=(x, 0.44), arrowprops={"arrowstyle": "->"}, ha="center")
-    ax.set_xlabel("σ / σ₀")
-    ax.set_ylabel("ε_C")
-    ax.set_title("α = 5, u₀ = 1 (unsplit phase above σ₁: ε_C undefined)")
+    ax.set_xlabel(r"$\sigma/\sigma_0$")
+    ax.set_ylabel(r"$\epsilon_C$")
+    ax.set_title(
+        r"$\alpha = 5$, $u_0 = 1$ (unsplit phase above $\sigma_1$: $\epsilon_C$ undefined)"
+    )
     ax.legend(fontsize=8, loc="lower right")
     return ax
 
@@ -464,10 +472,10 @@ def plot_fig3(ds, ax=None):
             label="random-start minima (sample 1)" if j == 0 else None,
         )
     s_at = float(d["theory_sigma_at"])
-    ax.axvline(s_at, color="k", ls=":", lw=1, label=f"σ_AT = {s_at:.3f}")
-    ax.set_xlabel("σ / σ₀")
-    ax.set_ylabel("r")
-    ax.set_title("α = 1, u₀ = 2")
+    ax.axvline(s_at, color="k", ls=":", lw=1, label=rf"$\sigma_{{AT}} = {s_at:.3f}$")
+    ax.set_xlabel(r"$\sigma/\sigma_0$")
+    ax.set_ylabel("$r$")
+    ax.set_title(r"$\alpha = 1$, $u_0 = 2$")
     ax.legend(fontsize=8)
     return ax
 
@@ -720,12 +728,24 @@ def plot_fig4(ds, ax=None):
     _, ax = subplots(ax, figsize=(6.4, 4.4))
     d = ds.isel(alpha=0, u0=0, seed=0)
     for j in range(d.sizes["start"]):
-        ax.plot(d["sigma_up"], d["sim_energy_up"].isel(start=j), "-", color=f"C{j % 10}", lw=1)
+        label = "minima followed up / down" if j == 0 else None
+        ax.plot(
+            d["sigma_up"],
+            d["sim_energy_up"].isel(start=j),
+            "-",
+            color=f"C{j % 10}",
+            lw=1,
+            label=label,
+        )
         ax.plot(d["sigma_down"], d["sim_energy_down"].isel(start=j), "--", color=f"C{j % 10}", lw=1)
-    ax.plot(d["sigma_up"], d["sim_energy_da"], "k-", lw=2, label="DA")
-    ax.set_xlabel("σ / σ₀")
-    ax.set_ylabel("E/P − E_unsplit/P")
-    ax.set_title("α = 1, u₀ = 2: minima found at σ = 0.8, followed up (solid) / down (dashed)")
+    ax.plot(d["sigma_up"], d["sim_energy_da"], "k-", lw=2, label="DA path")
+    ax.set_xlabel(r"$\sigma/\sigma_0$")
+    ax.set_ylabel(r"$E/P - E_{\mathrm{unsplit}}/P$")
+    ax.set_title(
+        r"simulation, $\alpha = 1$, $u_0 = 2$: minima found at $\sigma = 0.8$, "
+        "followed up (solid) / down (dashed)",
+        fontsize=9,
+    )
     ax.legend(fontsize=8)
     return ax
 
@@ -945,22 +965,22 @@ def plot_fss(ds, ax=None):
         axes[0],
         learning,
         theory=float(ds["theory_r"].sel(case="learning").isel(n_features=0)),
-        label="DA, mean ± SE",
+        label="DA, simulation (mean ± SE)",
     )
-    axes[0].set_ylabel("r")
-    axes[0].set_title("α = 1, σ = 2.6: r → RS theory")
+    axes[0].set_ylabel("$r$")
+    axes[0].set_title(r"$\alpha = 1$, $\sigma = 2.6$: $r \to$ RS theory")
     axes[0].legend(fontsize=8)
     random = extrapolate_dataset(ds, "sim_r", sel={"case": "random"}, form="1/sqrt(N)")
     plot_extrapolation(axes[1], random, theory=0.0, color="C2")
-    axes[1].set_ylabel("|r|")
-    axes[1].set_title("α = 0.125 < α_c: |r| → 0")
+    axes[1].set_ylabel("$|r|$")
+    axes[1].set_title(r"$\alpha = 0.125 < \alpha_c$: $|r| \to 0$")
     if axes[2] is not None:
         d = ds.sel(case="minima")
         done = d["sim_done"]
         n = d["n_features"].values
         for var, color, label in (
-            ("sim_n_minima", "C1", "distinct minima found"),
-            ("sim_spread_nats", "C3", "N·(energy spread), nats"),
+            ("sim_n_minima", "C1", "distinct minima found (mean ± SE)"),
+            ("sim_spread_nats", "C3", r"$N\cdot$(energy spread), nats (mean ± SE)"),
         ):
             mean, se = mean_se(d[var].where(done))
             keep = done.sum("seed").values >= 2
@@ -975,8 +995,8 @@ def plot_fss(ds, ax=None):
             )
         axes[2].set_xscale("log")
         axes[2].set_yscale("log")
-        axes[2].set_xlabel("N")
-        axes[2].set_title("α = 1, σ = 1.0 < σ_AT: random-start minima")
+        axes[2].set_xlabel("$N$")
+        axes[2].set_title(r"$\alpha = 1$, $\sigma = 1.0 < \sigma_{AT}$: random-start minima")
         axes[2].legend(fontsize=8)
     return axes[0]
 

@@ -170,15 +170,16 @@ def plot_real_data(ds, ax=None):
     done = ds["sim_done"]
     tc = ds["sim_tc"].where(done)
     theory = ds["theory_tc"]
-    ax[0].bar(x, theory, 0.6, color="0.8", label="2 λ_max(C), theory")
-    ax[0].plot(x, tc.mean("seed"), "C3o", label="measured: fixed-T scan, no split rule")
+    ax[0].bar(x, theory, 0.6, color="0.8", label=r"theory: $2\lambda_{\max}(C)$")
+    label = "simulation (mean over seeds): fixed-$T$ scan, no split rule"
+    ax[0].plot(x, tc.mean("seed"), "C3o", label=label)
     for i, name in enumerate(names):
         dev = float(abs(tc.sel(dataset=name) / theory.sel(dataset=name) - 1).max())
         ax[0].annotate(
             f"|rel. dev.| ≤ {dev:.0e}", (i, float(theory[i])), ha="center", va="bottom", fontsize=8
         )
     ax[0].set_xticks(x, names)
-    ax[0].set_ylabel("first critical temperature T_c (standardised data)")
+    ax[0].set_ylabel("first critical temperature $T_c$ (standardised data)")
     ax[0].legend(fontsize=8, loc="upper left")
     ratio = ds["sim_inertia_ratio"].where(done)
     width = 0.35
@@ -202,10 +203,11 @@ def plot_real_data(ds, ax=None):
     # ties with KMeans sit at round-off (1e-12), the mass-constrained gap at 1e-1
     ax[1].set_yscale("symlog", linthresh=1e-4)
     ax[1].set_xticks(x, names)
-    ax[1].set_ylabel("distortion / KMeans(n_init=10) − 1")
+    ax[1].set_ylabel("distortion / KMeans − 1 (mean ± SE)")
     ax[1].legend(fontsize=8)
     ax[1].set_title(
-        f"n_clusters = number of classes; {int(done.sum('seed').min())} seeds", fontsize=9
+        f"clusters = classes; KMeans with 10 starts; {int(done.sum('seed').min())} seeds",
+        fontsize=9,
     )
     return ax
 

@@ -27,7 +27,12 @@ import math
 
 import numpy as np
 
-from statmechlearn.experiments._plotting import mean_se, plot_simulation, subplots
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    simulation_label,
+    subplots,
+)
 from statmechlearn.experiments._spec import Derived, FigureSpec, Measurement, measure
 
 __all__ = ["COMPARISON", "GAP", "PROTOCOL", "simulate_setting"]
@@ -113,9 +118,9 @@ def _plot_gap(ds, ax=None):
         for r, rule in enumerate(_RULES):
             frac = [_fraction(ds, setting, rule, k)[0] for k in ks]
             ax[j].bar(ks + 0.16 * (r - 2), frac, width=0.16, label=rule)
-        ax[j].set_xlabel("chosen k")
+        ax[j].set_xlabel("chosen $k$")
         ax[j].set_ylabel("fraction of replicates")
-        ax[j].set_title(f"{setting} (true k = {_TRUE_K[setting]})", fontsize=9)
+        ax[j].set_title(f"{setting} (true $k = {_TRUE_K[setting]}$)", fontsize=9)
         ax[j].legend(fontsize=7)
     return ax
 
@@ -302,8 +307,8 @@ def _plot_comparison(ds, ax=None):
             ax[j].bar(ks + w * (r - (len(methods) - 1) / 2), rates[setting][m], width=w, label=m)
         ax[j].axvline(_TRUE_K[setting], color="k", ls=":", lw=1, gid="guide")
         n = int(ds["sim_done"].sel({"setting": setting}).sum())
-        ax[j].set_title(f"{setting} (true k = {_TRUE_K[setting]}, {n} seeds)", fontsize=8)
-        ax[j].set_xlabel("chosen k")
+        ax[j].set_title(f"{setting} (true $k = {_TRUE_K[setting]}$, {n} seeds)", fontsize=8)
+        ax[j].set_xlabel("chosen $k$")
         ax[j].set_xticks(ks)
     ax[0].set_ylabel("fraction of seeds")
     ax[0].legend(fontsize=6)
@@ -518,10 +523,11 @@ def _plot_protocol(ds, ax=None):
     err, se = mean_se(ds["sim_error"].where(done))
     bound, _ = mean_se(ds["sim_union_bound"].where(done))
     cap = _capacity(ds)
-    plot_simulation(ax, np.ravel(rate), np.ravel(err), np.ravel(se), label="decoding error")
-    ax.plot(np.ravel(rate), np.ravel(bound), "-", color="C1", label="union bound (§8.5)")
+    label = simulation_label(done.sum("seed"), "decoding error, simulation")
+    plot_simulation(ax, np.ravel(rate), np.ravel(err), np.ravel(se), label=label)
+    ax.plot(np.ravel(rate), np.ravel(bound), "-", color="C1", label="theory: union bound (§8.5)")
     ax.axvline(cap.value, color="C3", ls="--", label=f"capacity {cap.value:.2f} nats")
-    ax.set_xlabel("rate R = log(M)/n [nats per object]")
+    ax.set_xlabel(r"rate $R = \log(M)/n$ [nats per object]")
     ax.set_ylabel("P(wrong transformation decoded)")
     ax.set_ylim(-0.02, 1.02)
     ax.legend(fontsize=8)

@@ -28,7 +28,13 @@ from statmechlearn.experiments._finite_size import (
     plot_extrapolation,
     seeds_for,
 )
-from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    plot_theory,
+    simulation_label,
+    subplots,
+)
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, measure
 from statmechlearn.linear import hard_selection_em, hebb_vector, soft_selection_em
 from statmechlearn.models.outliers import OutlierMixture, informative_fraction
@@ -75,11 +81,14 @@ def simulate_selection(alpha, eta, *, n_features, n_runs, rng, methods=("soft",)
     return out
 
 
-def _errorbars(ax, ds, var, x, **kw):
-    # bars: the spread of single runs (standard deviation, as the captions say), which
-    # shows the finite-N fluctuations the paper's figures show; not the SE of the mean
+def _errorbars(ax, ds, var, x, *, label=None, **kw):
+    # bars: ± SE of the mean over runs, as in every figure (the spread of single runs,
+    # the paper's finite-N fluctuations, is the SE times the square root of the runs)
     values = ds[var].where(ds["sim_done"])
-    plot_simulation(ax, x, values.mean("seed"), values.std("seed", ddof=1), **kw)
+    mean, se = mean_se(values)
+    if label is not None:
+        label = simulation_label(values.count("seed"), label)
+    plot_simulation(ax, x, mean, se, label=label, **kw)
     return ds["sim_done"].sum("seed")
 
 
@@ -207,7 +216,7 @@ FIG1 = FigureSpec(
         "Squared deviation Delta = (J - B)^2 / N of the EM (soft-selection MAP) estimate "
         "and of the Hebb rule eq. (25) at eta = 0 (half the examples are outliers), "
         "gamma = gamma~ = 10. Lines: replica theory (exact zero-temperature limit) and "
-        "the Hebb closed form; points: mean ± standard deviation over runs."
+        "the Hebb closed form; points: simulation, mean ± SE over runs."
     ),
     grid={"alpha": FIG1_ALPHAS},
     settings={
@@ -599,11 +608,19 @@ def plot_fig4(ds, ax=None):
 def plot_fig7(ds, ax=None):
     """Soft against hard selection at alpha = 20 (paper Fig. 7)."""
     ax = _axes(ax)
-    _theory_lines(ax, ds, "soft", "C0", "soft")
-    _theory_lines(ax, ds, "hard", "C1", "hard")
+    _theory_lines(ax, ds, "soft", "C0", "soft, theory")
+    _theory_lines(ax, ds, "hard", "C1", "hard, theory")
     x = ds["eta"].values
-    _errorbars(ax, ds, "sim_Phi_soft", x, color="C0", marker="D", label="soft (EM)")
-    _errorbars(ax, ds, "sim_Phi_hard", x + 0.04, color="C1", marker="v", label="hard (EM + flips)")
+    _errorbars(ax, ds, "sim_Phi_soft", x, color="C0", marker="D", label="soft (EM), simulation")
+    _errorbars(
+        ax,
+        ds,
+        "sim_Phi_hard",
+        x + 0.04,
+        color="C1",
+        marker="v",
+        label="hard (EM + flips), simulation",
+    )
     ax.set_xlim(-0.2, 6.5)
     ax.set_xlabel(r"$\eta$")
     ax.set_ylabel(r"$\Phi$")
@@ -700,7 +717,7 @@ FIG4 = FigureSpec(
         "Phi of soft selection versus eta at alpha = 20 (N = 100, as in the paper). Dashed: "
         "every saddle point (the S-shaped branch; three coexist between the spinodals); "
         "solid: the global minimum, which jumps at the first-order transition eta_c. "
-        "Points: EM from the Hebb vector, mean ± standard deviation; near eta_c they "
+        "Points: EM from the Hebb vector, mean ± SE over runs; near eta_c single runs "
         "scatter between the metastable states."
     ),
     plot=plot_fig4,
@@ -767,8 +784,8 @@ def plot_fig5(ds, ax=None):
     ax = _axes(ax)
     _theory_lines(ax, ds, "soft", "C0", "theory")
     for var, colour, label in (
-        ("sim_Phi_up", "C2", "eta increasing"),
-        ("sim_Phi_down", "C3", "eta decreasing"),
+        ("sim_Phi_up", "C2", r"$\eta$ increasing"),
+        ("sim_Phi_down", "C3", r"$\eta$ decreasing"),
     ):
         _errorbars(
             ax, ds.squeeze(), var, ds["eta"].values, color=colour, label=f"simulation, {label}"
@@ -965,25 +982,30 @@ def plot_fig6(ds, ax=None):
     """Thresholds of hard selection versus alpha (paper Fig. 6), with EM from the teacher."""
     ax = _axes(ax)
     a = ds["alpha"].values
-    ax.plot(a, ds["theory_eta_c_hard"], "o-", color="C0", label=r"hard: $\eta_c$ (trivial wins)")
-    ax.plot(a, ds["theory_eta_learn_hard"], "v-", color="C3", label=r"hard: $\eta_{learn}$ (RS)")
+    ax.plot(
+        a, ds["theory_eta_c_hard"], "o-", color="C0", label=r"theory, hard: $\eta_c$ (trivial wins)"
+    )
+    ax.plot(
+        a, ds["theory_eta_learn_hard"], "v-", color="C3", label=r"theory, hard: $\eta_{learn}$ (RS)"
+    )
     ax.plot(
         a,
         ds["theory_eta_spinodal_hard"],
         ":",
         color="C3",
-        label="hard: learning branch ends (RS spinodal)",
+        label="theory, hard: learning branch ends (RS spinodal)",
     )
-    ax.plot(a, ds["theory_eta_c_soft"], "s--", color="C1", label=r"soft: $\eta_c$")
+    ax.plot(a, ds["theory_eta_c_soft"], "s--", color="C1", label=r"theory, soft: $\eta_c$")
     ax.axhline(
         float(ds["theory_eta0"].values[0]),
         color="grey",
         lw=0.8,
-        label=r"hard: $\eta_0$ (trivial solution appears)",
+        label=r"theory, hard: $\eta_0$ (trivial solution appears)",
     )
     if "sim_eta_lost" in ds and bool(ds["sim_done"].any()):
         mean, se = mean_se(ds["sim_eta_lost"].where(ds["sim_done"]))
         keep = np.isfinite(se.values)
+        runs = ds["sim_eta_lost"].where(ds["sim_done"]).count("seed").values[keep]
         plot_simulation(
             ax,
             a[keep],
@@ -992,7 +1014,7 @@ def plot_fig6(ds, ax=None):
             marker="D",
             color="k",
             markersize=5,
-            label="simulation: hard EM from the teacher, learning lost",
+            label=simulation_label(runs, "hard EM from the teacher, learning lost: simulation"),
         )
     ax.set_xscale("log")
     ax.set_xlabel(r"$\alpha$")
@@ -1166,15 +1188,16 @@ def plot_hard_fss(ds, ax=None):
     else:
         axes = (ax, ax.twinx())
     lines = (
-        ("theory_eta_learn", "C3", r"RS $\eta_{learn}$"),
-        ("theory_eta_spinodal", "C3", "RS learning spinodal"),
-        ("theory_eta_c", "C0", r"RS $\eta_c$"),
+        ("theory_eta_learn", "C3", r"theory (RS): $\eta_{learn}$"),
+        ("theory_eta_spinodal", "C3", "theory (RS): learning spinodal"),
+        ("theory_eta_c", "C0", r"theory (RS): $\eta_c$"),
     )
     ext = extrapolate_dataset(ds, "sim_eta_lost")
-    plot_extrapolation(axes[0], ext, label="EM from the teacher: learning lost", color="k")
+    label = "EM from the teacher, learning lost: simulation (mean ± SE)"
+    plot_extrapolation(axes[0], ext, label=label, color="k")
     for (var, colour, label), ls in zip(lines, ("-", ":", "--"), strict=True):
         axes[0].axhline(float(ds[var].isel(n_features=0)), color=colour, ls=ls, label=label)
-    axes[0].set_xlabel("1/N")
+    axes[0].set_xlabel("$1/N$")
     axes[0].set_ylabel(r"$\eta$")
     axes[0].set_title(
         rf"$\alpha = {HARD_FSS_ALPHA:g}$, $\gamma=\tilde\gamma={GAMMA:g}$", fontsize=9
@@ -1182,9 +1205,12 @@ def plot_hard_fss(ds, ax=None):
     axes[0].legend(fontsize=7)
     ext = extrapolate_dataset(ds, "sim_f")
     plot_extrapolation(
-        axes[1], ext, theory=float(ds["theory_f"].isel(n_features=0)), label="energy (10) per N"
+        axes[1],
+        ext,
+        theory=float(ds["theory_f"].isel(n_features=0)),
+        label="energy (10) per $N$, simulation (mean ± SE)",
     )
-    axes[1].set_xlabel("1/N")
+    axes[1].set_xlabel("$1/N$")
     axes[1].set_ylabel(rf"$H_h/N$ at $\eta = {HARD_FSS_ETA:g}$")
     axes[1].legend(fontsize=7)
     return axes[0]
@@ -1335,10 +1361,10 @@ def plot_soft_fss(ds, ax=None):
             ax,
             ext,
             theory=float(ds[f"theory_{var}"].isel(n_features=0)),
-            label=var,
+            label=simulation_label(what={"R": "$R$", "Delta": r"$\Delta$"}[var]),
             color=f"C{k}",
         )
-    ax.set_xlabel("1/N")
+    ax.set_xlabel("$1/N$")
     ax.set_title(
         rf"soft selection, $\alpha={SOFT_FSS_POINT['alpha']:g}$, "
         rf"$\eta={SOFT_FSS_POINT['eta']:g}$",
@@ -1420,6 +1446,10 @@ def per_decade(ds, var):
     return (hi - lo) / math.log10(FIG8_ALPHAS[-1] / FIG8_ALPHAS[-2])
 
 
+#: Symbols of the thresholds in fig8's legend (plots only).
+_SYMBOL_FIG8 = {"theory_eta_c": r"\eta_c", "theory_eta_learn": r"\eta_{learn}"}
+
+
 def plot_fig8(ds, ax=None):
     """Thresholds of hard selection versus gamma at growing alpha (paper Fig. 8)."""
     ax = _axes(ax, figsize=(7.0, 4.8))
@@ -1448,11 +1478,23 @@ def plot_fig8(ds, ax=None):
             mfc="none",
             color="grey",
             ls=":",
-            label=f"{var[7:]} at alpha={10 * FIG8_ALPHAS[-1]:g} (ln alpha extrapolation)",
+            label=(
+                rf"${_SYMBOL_FIG8[var]}$ at $\alpha={10 * FIG8_ALPHAS[-1]:g}$ "
+                r"($\ln\alpha$ extrapolation)"
+            ),
         )
-    ax.plot(g, ds["theory_b5_erf"], "x", color="k", ms=7, label="(B5) root, Phi[.] = erf")
-    ax.plot(g, ds["theory_b5_cdf"], "+", color="k", ms=8, label="(B5) root, Phi[.] = normal cdf")
-    ax.axvline(0.278, color="grey", lw=0.8, ls=":", label="paper's jump, gamma = 0.278")
+    ax.plot(
+        g,
+        ds["theory_b5_erf"],
+        "x",
+        color="k",
+        ms=7,
+        label=r"(B5) root, $\Phi[\cdot] = \mathrm{erf}$",
+    )
+    ax.plot(
+        g, ds["theory_b5_cdf"], "+", color="k", ms=8, label=r"(B5) root, $\Phi[\cdot]$ = normal CDF"
+    )
+    ax.axvline(0.278, color="grey", lw=0.8, ls=":", label=r"paper's jump, $\gamma = 0.278$")
     ax.set_xscale("log")
     ax.set_xlabel(r"$\gamma = \tilde\gamma$")
     ax.set_ylabel(r"$\eta$ (hard selection)")

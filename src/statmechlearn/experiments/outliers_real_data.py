@@ -126,7 +126,11 @@ def plot_real_data(ds, ax=None):
         )
     ax.set_xlabel("fraction of training examples replaced by outliers")
     ax.set_ylabel("clean test accuracy (mean ± SE)")
-    ax.set_title("breast_cancer, 70/30 splits; AUC: informative_proba_ vs injected")
+    ax.set_title(
+        "breast cancer data, 70/30 splits; "
+        r"AUC: $\mathtt{informative\_proba\_}$ vs injected",
+        fontsize=9,
+    )
     ax.legend(fontsize=8)
     return ax
 

@@ -34,7 +34,13 @@ import numpy as np
 
 from statmechlearn._core.information import entropy
 from statmechlearn.experiments import maxent_clustering, sampling_mean_field
-from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    plot_theory,
+    simulation_label,
+    subplots,
+)
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, Measurement, measure
 
 __all__ = ["GIBBS_EXACT", "MAXENT_INFERENCE"]
@@ -208,23 +214,34 @@ def _plot_gibbs(ds, ax=None):
     T = ds["temperature"].values
     done = ds["sim_done"]
     # (a) mean cost
-    plot_theory(ax[0], T, ds["theory_mean_energy"], color="k", label="⟨R⟩ exact (3^9 labelings)")
+    label = r"theory: $\langle R\rangle$ exact ($3^9$ labelings)"
+    plot_theory(ax[0], T, ds["theory_mean_energy"], color="k", label=label)
     plot_theory(
         ax[0], T, ds["theory_ground_energy"], color="0.5", linestyle="--", label="ground state"
     )
     plot_theory(
-        ax[0], T, ds["theory_uniform_energy"], color="0.5", linestyle=":", label="⟨R⟩ uniform (T→∞)"
+        ax[0],
+        T,
+        ds["theory_uniform_energy"],
+        color="0.5",
+        linestyle=":",
+        label=r"$\langle R\rangle$ uniform ($T\to\infty$)",
     )
-    m, se = mean_se(ds["sim_mean_energy"].where(done))
-    plot_simulation(ax[0], T, m, se, color="C0", label="GibbsSamplerClustering")
-    ax[0].set_ylabel("k-means cost R")
+    runs = ds["sim_mean_energy"].where(done)
+    m, se = mean_se(runs)
+    label = simulation_label(runs.count("seed"), "GibbsSamplerClustering, simulation")
+    plot_simulation(ax[0], T, m, se, color="C0", label=label)
+    ax[0].set_ylabel("k-means cost $R$")
     ax[0].set_title("(a) mean cost", fontsize=9)
     # (b) co-assignment
     for j, (name, color) in enumerate(zip(_PAIRS, ("C0", "C3"), strict=True)):
         sel = {"pair": name}
-        plot_theory(ax[1], T, ds["theory_coassign"].sel(sel), color=color, label=f"exact, {name}")
+        plot_theory(
+            ax[1], T, ds["theory_coassign"].sel(sel), color=color, label=f"theory (exact), {name}"
+        )
         m, se = mean_se(ds["sim_coassign"].sel(sel).where(done))
-        plot_simulation(ax[1], T, m, se, color=color, label="sampler" if j == 0 else None)
+        label = "sampler, simulation (mean ± SE)"
+        plot_simulation(ax[1], T, m, se, color=color, label=label if j == 0 else None)
         # DA differs between runs only by the signs of its split perturbations: every run
         da = ds["shared_da_coassign"].isel(pair=j)
         for r in range(da.sizes["da_run"]):
@@ -237,13 +254,17 @@ def _plot_gibbs(ds, ax=None):
                 label="DA (factorised)" if j == 0 and r == 0 else None,
             )
     ax[1].axhline(1.0 / _K, color="0.6", lw=0.8, ls=":", gid="guide")
-    ax[1].set_ylabel("P(c(i) = c(j))")
-    ax[1].set_title("(b) co-assignment (dotted: 1/k)", fontsize=9)
+    ax[1].set_ylabel("$P(c(i) = c(j))$")
+    ax[1].set_title("(b) co-assignment (dotted: $1/k$)", fontsize=9)
     # (c) free energies: DA's saddle point above the exact F
     gap = ds["shared_da_gap"]
     for r in range(gap.sizes["da_run"]):
         ax[2].plot(
-            T, gap.isel(da_run=r), "C3s", mfc="none", label="F_DA − F exact" if r == 0 else None
+            T,
+            gap.isel(da_run=r),
+            "C3s",
+            mfc="none",
+            label=r"$F_{\mathrm{DA}} - F$ exact" if r == 0 else None,
         )
     plot_theory(
         ax[2],
@@ -251,14 +272,14 @@ def _plot_gibbs(ds, ax=None):
         ds["theory_gap_limit"],
         color="0.5",
         linestyle=":",
-        label="T→∞ limit S − ⟨R⟩_uniform",
+        label=r"theory: $T\to\infty$ limit $S - \langle R\rangle_{\mathrm{uniform}}$",
     )
     ax[2].axhline(0.0, color="k", lw=0.8, gid="guide")
     ax[2].set_ylabel("free-energy gap")
-    ax[2].set_title("(c) DA's saddle point vs exact F", fontsize=9)
+    ax[2].set_title("(c) DA's saddle point vs exact $F$", fontsize=9)
     for a in ax[:3]:
         a.set_xscale("log")
-        a.set_xlabel("temperature T")
+        a.set_xlabel("temperature $T$")
         a.legend(fontsize=7)
     # (d) global minimum found, random problems
     found = ds["shared_found"].values
@@ -268,7 +289,7 @@ def _plot_gibbs(ds, ax=None):
     ax[3].set_xticks(range(len(_SOLVERS)))
     ax[3].set_xticklabels(_SOLVERS, fontsize=7)
     ax[3].set_ylim(0, 1.05)
-    ax[3].set_ylabel("fraction finding the global minimum")
+    ax[3].set_ylabel("fraction finding the global minimum (± SE)")
     ax[3].set_title(f"(d) {found.shape[0]} random problems (n = 10, k = 3)", fontsize=9)
     return ax
 
@@ -586,27 +607,36 @@ def _plot_maxent(ds, ax=None):
     for j, mu in enumerate(ds["mean"].values):
         c = f"C{j}"
         plot_theory(ax[0], _FACES, ds["theory_p"].sel(mean=mu), color=c, label=f"mean {mu:g}")
-        ax[0].plot(_FACES, first["sim_p"].sel(mean=mu), "o", color=c, ms=5, mfc="none")
+        label = r"$\mathtt{maximum\_entropy}$ (circles)" if j == 0 else None
+        ax[0].plot(_FACES, first["sim_p"].sel(mean=mu), "o", color=c, ms=5, mfc="none", label=label)
     ax[0].plot(
         _FACES, [float(v) for v in _JAYNES], "kx", ms=7, gid="guide", label="Jaynes (mean 4.5)"
     )
-    ax[0].set_xlabel("face i")
-    ax[0].set_ylabel("p_i")
-    ax[0].set_title("(a) die: exact (lines), maximum_entropy (circles)", fontsize=9)
+    ax[0].set_xlabel("face $i$")
+    ax[0].set_ylabel("$p_i$")
+    ax[0].set_title("(a) die: theory, exact (lines), against the solver (circles)", fontsize=9)
     ax[0].legend(fontsize=7)
     plot_theory(
-        ax[1], ds["dense_mean"], ds["shared_dense_entropy"], color="k", label="exact H(mean)"
+        ax[1],
+        ds["dense_mean"],
+        ds["shared_dense_entropy"],
+        color="k",
+        label="theory: exact $H$(mean)",
     )
-    ax[1].plot(ds["mean"], first["sim_entropy"], "C3o", label="maximum_entropy")
+    ax[1].plot(ds["mean"], first["sim_entropy"], "C3o", label=r"$\mathtt{maximum\_entropy}$")
     ax[1].axhline(math.log(6), color="0.6", ls=":", lw=0.8, gid="guide")
-    ax[1].set_xlabel("constrained mean E[i]")
-    ax[1].set_ylabel("entropy, nats (dotted: log 6)")
+    ax[1].set_xlabel("constrained mean $E[i]$")
+    ax[1].set_ylabel(r"entropy, nats (dotted: $\log 6$)")
     ax[1].set_title("(b) entropy against the constraint", fontsize=9)
     ax[1].legend(fontsize=7)
     spacing = ds["spacing"].values
     dev = ds["shared_gauss_abs_deviation"]
     plot_theory(
-        ax[2], spacing, dev.isel(gauss_curve=0), color="k", label="exact discrete (1-D root)"
+        ax[2],
+        spacing,
+        dev.isel(gauss_curve=0),
+        color="k",
+        label="theory: exact discrete (1-D root)",
     )
     plot_theory(
         ax[2],
@@ -614,14 +644,14 @@ def _plot_maxent(ds, ax=None):
         dev.isel(gauss_curve=2),
         color="C0",
         linestyle="--",
-        label="Poisson summation, leading term",
+        label="theory: Poisson summation, leading term",
     )
-    ax[2].plot(spacing, dev.isel(gauss_curve=1), "C3o", label="maximum_entropy")
+    ax[2].plot(spacing, dev.isel(gauss_curve=1), "C3o", label=r"$\mathtt{maximum\_entropy}$")
     ax[2].set_yscale("log")
     # below ~1e-12 the solvers' tolerances, not the grid, set the deviation
     ax[2].set_ylim(1e-16, 2.0)
-    ax[2].set_xlabel("grid spacing Δ / σ")
-    ax[2].set_ylabel("|2σ²λ₂ − 1|")
+    ax[2].set_xlabel(r"grid spacing $\Delta/\sigma$")
+    ax[2].set_ylabel(r"$|2\sigma^2\lambda_2 - 1|$")
     ax[2].set_title("(c) Gaussian on a grid → continuous limit", fontsize=9)
     ax[2].legend(fontsize=7)
     return ax

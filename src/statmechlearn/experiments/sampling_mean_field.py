@@ -25,7 +25,13 @@ import warnings
 
 import numpy as np
 
-from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    plot_theory,
+    simulation_label,
+    subplots,
+)
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, measure
 from statmechlearn.experiments.maxent_clustering import _accuracy
 
@@ -104,19 +110,29 @@ def _plot_exact(ds, ax=None):
     _, ax = subplots(ax, figsize=(5.5, 4.2))
     T = ds["temperature"].values
     done = ds["sim_done"]
-    plot_theory(ax, T, ds["theory_free_energy"], color="k", label="F exact (3^9 labelings)")
+    label = r"theory: $F$ exact ($3^9$ labelings)"
+    plot_theory(ax, T, ds["theory_free_energy"], color="k", label=label)
     plot_theory(
-        ax, T, ds["theory_mf_bound"], color="C3", linestyle="--", label="mean-field bound B"
+        ax,
+        T,
+        ds["theory_mf_bound"],
+        color="C3",
+        linestyle="--",
+        label="theory: mean-field bound $B$",
     )
-    plot_theory(ax, T, ds["theory_mean_energy"], color="C0", label="⟨R⟩ exact")
+    plot_theory(
+        ax, T, ds["theory_mean_energy"], color="C0", label=r"theory: $\langle R\rangle$ exact"
+    )
     for var, color, marker, lab in (
-        ("sim_free_energy", "k", "o", "F, thermodynamic integration"),
-        ("sim_mean_energy", "C0", "s", "⟨R⟩, heat-bath sampler"),
+        ("sim_free_energy", "k", "o", "$F$, thermodynamic integration"),
+        ("sim_mean_energy", "C0", "s", r"$\langle R\rangle$, heat-bath sampler"),
     ):
-        mean, se = mean_se(ds[var].where(done))
-        plot_simulation(ax, T, mean, se, color=color, marker=marker, label=lab)
+        runs = ds[var].where(done)
+        mean, se = mean_se(runs)
+        label = simulation_label(runs.count("seed"), f"{lab}, simulation")
+        plot_simulation(ax, T, mean, se, color=color, marker=marker, label=label)
     ax.set_xscale("log")
-    ax.set_xlabel("temperature T")
+    ax.set_xlabel("temperature $T$")
     ax.set_ylabel("energy")
     ax.legend(fontsize=8)
     return ax
@@ -268,7 +284,7 @@ def _plot_sa_da(ds, ax=None):
         ax[j].set_xscale("log")
         ax[j].set_yscale("symlog", linthresh=1e-3)
         ax[j].set_xlabel("wall time [s] (median over seeds)")
-        ax[j].set_ylabel("final cost / best found − 1")
+        ax[j].set_ylabel("final cost / best found − 1 (mean ± SE)")
         ax[j].set_title(str(prob), fontsize=9)
         ax[j].legend(fontsize=8)
     return ax
@@ -418,13 +434,14 @@ def _plot_denoise(ds, ax=None):
     ax[0].axis("off")
     p = ds["flip_probability"].values
     done = ds["sim_done"]
-    ax[1].plot(p, p, ":", color="0.5", label="no de-noising")
+    # the noisy image itself: its pixel error is p (a reference through stored points)
+    ax[1].plot(p, p, ":", color="0.5", gid="guide", label="no de-noising (error $= p$)")
     for j, m in enumerate(ds["method"].values):
         mean, se = mean_se(ds["sim_error"].sel({"method": m}).where(done))
         plot_simulation(ax[1], p, mean, se, linestyle="-", color=f"C{j}", label=str(m))
     ax[1].set_yscale("log")
-    ax[1].set_xlabel("flip probability p")
-    ax[1].set_ylabel("pixel error")
+    ax[1].set_xlabel("flip probability $p$")
+    ax[1].set_ylabel("pixel error (mean ± SE)")
     ax[1].legend(fontsize=8)
     return ax
 
@@ -576,15 +593,15 @@ def _plot_smooth(ds, ax=None):
     ax[0].imshow(
         np.hstack([ds["shared_noisy"].values, ds["shared_segmentation"].values]), cmap="gray"
     )
-    ax[0].set_title("σ = 0.8: noisy | smooth k-means", fontsize=9)
+    ax[0].set_title(r"$\sigma = 0.8$: noisy | smooth k-means", fontsize=9)
     ax[0].axis("off")
     s = ds["noise"].values
     done = ds["sim_done"]
     for j, m in enumerate(ds["method"].values):
         mean, se = mean_se(ds["sim_accuracy"].sel({"method": m}).where(done))
         plot_simulation(ax[1], s, mean, se, linestyle="-", color=f"C{j}", label=str(m))
-    ax[1].set_xlabel("noise σ (levels 0, 1, 2)")
-    ax[1].set_ylabel("accuracy vs the regions")
+    ax[1].set_xlabel(r"noise $\sigma$ (levels 0, 1, 2)")
+    ax[1].set_ylabel("accuracy vs the regions (mean ± SE)")
     ax[1].legend(fontsize=8)
     return ax
 

@@ -25,7 +25,13 @@ import math
 
 import numpy as np
 
-from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    plot_theory,
+    simulation_label,
+    subplots,
+)
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, measure
 from statmechlearn.experiments.sampling_mean_field import CITATION, PAPER
 
@@ -313,18 +319,20 @@ def _plot(ds, ax=None):
 
     # (a) acceptance against the scale
     plot_theory(
-        ax[0], dense, ds["shared_acceptance_dense"].values, color="k", label="exact (Imhof)"
+        ax[0], dense, ds["shared_acceptance_dense"].values, color="k", label="theory: exact (Imhof)"
     )
-    m, se = mean_se(ds["sim_acceptance"].where(done))
-    plot_simulation(ax[0], ell, m.values, se.values, color="C0", label="measured (± SE)")
-    ax[0].axvline(_OPTIMAL_ELL, color="0.6", linestyle=":", label="l = 2.38")
+    runs = ds["sim_acceptance"].where(done)
+    m, se = mean_se(runs)
+    label = simulation_label(runs.count("seed"), "measured, simulation")
+    plot_simulation(ax[0], ell, m.values, se.values, color="C0", label=label)
+    ax[0].axvline(_OPTIMAL_ELL, color="0.6", linestyle=":", label="$l = 2.38$")
     ax[0].axhline(0.234, color="C3", linestyle="--", linewidth=1, label="target 0.234")
     ax[0].set_xscale("log")
     ax[0].set_xticks(ell, [f"{v:g}" for v in ell])
     ax[0].minorticks_off()
     ax[0].set_xlabel(r"proposal scale $l$ (covariance $l^2\Sigma/d$)")
     ax[0].set_ylabel("acceptance rate")
-    ax[0].set_title(f"(a) acceptance, Gaussian d = {d}", fontsize=9)
+    ax[0].set_title(f"(a) acceptance, Gaussian $d = {d}$", fontsize=9)
     ax[0].legend(fontsize=7)
 
     # (c) ESS per draw against the scale
@@ -334,11 +342,13 @@ def _plot(ds, ax=None):
         ds["shared_ess_limit"].values,
         color="k",
         linestyle="--",
-        label=r"$d\to\infty$ limit $l^2\Phi(-l/2)/2d$",
+        label=r"theory: $d\to\infty$ limit $l^2\Phi(-l/2)/2d$",
     )
-    m, se = mean_se(ds["sim_ess_per_draw"].where(done))
-    plot_simulation(ax[1], ell, m.values, se.values, color="C0", label="bulk ESS / draw (± SE)")
-    ax[1].axvline(_OPTIMAL_ELL, color="C3", linestyle=":", label="optimum l = 2.38 (RGG 1997)")
+    runs = ds["sim_ess_per_draw"].where(done)
+    m, se = mean_se(runs)
+    label = simulation_label(runs.count("seed"), "bulk ESS / draw, simulation")
+    plot_simulation(ax[1], ell, m.values, se.values, color="C0", label=label)
+    ax[1].axvline(_OPTIMAL_ELL, color="C3", linestyle=":", label="optimum $l = 2.38$ (RGG 1997)")
     ax[1].set_xscale("log")
     ax[1].set_xticks(ell, [f"{v:g}" for v in ell])
     ax[1].minorticks_off()
@@ -365,10 +375,10 @@ def _plot(ds, ax=None):
         density=True,
         color="C0",
         alpha=0.5,
-        label=f"z of means and variances ({z.size})",
+        label=f"histogram: $z$ of means and variances ({z.size})",
     )
-    plot_theory(ax[2], grid, ds["shared_normal_pdf"].values, color="k", label="N(0, 1)")
-    ax[2].set_xlabel("z = (estimate − exact) / (sd / √ESS)")
+    plot_theory(ax[2], grid, ds["shared_normal_pdf"].values, color="k", label="theory: $N(0, 1)$")
+    ax[2].set_xlabel(r"$z$ = (estimate − exact) / (SD / $\sqrt{\mathrm{ESS}}$)")
     ax[2].set_ylabel("density")
     ax[2].set_title("(b) Monte Carlo errors from the ESS", fontsize=9)
     ax[2].legend(fontsize=7)
@@ -377,12 +387,14 @@ def _plot(ds, ax=None):
     runs = [str(r) for r in ds["run"].values]
     m, se = mean_se(ds["sim_rhat_excess"].where(done))
     x = np.arange(len(runs))
-    plot_simulation(ax[3], x, m.values, se.values, color="C0", label="max over coordinates")
-    ax[3].axhline(0.01, color="C3", linestyle="--", linewidth=1, label="R-hat = 1.01")
+    plot_simulation(
+        ax[3], x, m.values, se.values, color="C0", label="max over coordinates (mean ± SE)"
+    )
+    ax[3].axhline(0.01, color="C3", linestyle="--", linewidth=1, label=r"$\hat{R} = 1.01$")
     ax[3].set_yscale("log")
     ax[3].set_xticks(x, runs, fontsize=7, rotation=15)
-    ax[3].set_ylabel("R-hat − 1 (rank-normalised, ArviZ)")
-    ax[3].set_title("(d) R-hat", fontsize=9)
+    ax[3].set_ylabel(r"$\hat{R} - 1$ (rank-normalised, ArviZ)")
+    ax[3].set_title(r"(d) $\hat{R}$", fontsize=9)
     ax[3].legend(fontsize=7)
     return ax
 

@@ -163,14 +163,15 @@ def _plot(ds, ax=None):
         T,
         stat("sim_free_energy_per_site")[0],
         color="k",
-        label="F / nT exact (2^16 labelings)",
+        label=r"theory: $F/nT$ exact ($2^{16}$ labelings)",
     )
     for var, color, marker, label in (
-        ("sim_bound_naive_per_site", "C3", "s", "B / nT naive mean field"),
-        ("sim_bound_structured_per_site", "C0", "o", "B / nT structured (rows)"),
+        ("sim_bound_naive_per_site", "C3", "s", "$B/nT$ naive mean field"),
+        ("sim_bound_structured_per_site", "C0", "o", "$B/nT$ structured (rows)"),
     ):
+        label = f"{label}, simulation (mean ± SE)"
         plot_simulation(ax[0], T, *stat(var), color=color, marker=marker, label=label)
-    ax[0].set_ylabel("free energy per site / T")
+    ax[0].set_ylabel("free energy per site / $T$")
     ax[0].set_title("(a) bounds above the exact free energy", fontsize=9)
 
     # (b) the gaps, with their high-temperature limits
@@ -179,17 +180,21 @@ def _plot(ds, ax=None):
         ("sim_gap_naive", "sim_gap_limit_naive", "C3", "s", "naive"),
         ("sim_gap_structured", "sim_gap_limit_structured", "C0", "o", "structured (rows)"),
     ):
-        plot_simulation(ax[1], T, *stat(var), color=color, marker=marker, label=f"{label}")
+        sim_label = f"{label}, simulation (mean ± SE)"
+        plot_simulation(ax[1], T, *stat(var), color=color, marker=marker, label=sim_label)
         plot_theory(
             ax[1],
             T[high],
             stat(limit)[0][high],
             color=color,
             linestyle="--",
-            label=f"½ Σ W² Var₀V / nT, edges {label} drops",
+            label=(
+                r"theory: $\frac{1}{2}\sum W^2\,\mathrm{Var}_0 V\,/\,nT$, "
+                f"edges {label} drops"
+            ),
         )
     ax[1].set_yscale("log")
-    ax[1].set_ylabel("gap per site (B − F) / n")
+    ax[1].set_ylabel("gap per site $(B - F)/n$")
     ax[1].set_title("(b) the rows keep half the couplings: smaller gap", fontsize=9)
 
     # (c) fraction of the naive gap the rows close
@@ -199,7 +204,10 @@ def _plot(ds, ax=None):
         *stat("sim_fraction_closed"),
         color="C0",
         marker="o",
-        label="(B_naive − B_struct) / (B_naive − F)",
+        label=(
+            r"$(B_{\mathrm{naive}} - B_{\mathrm{struct}})\,/\,(B_{\mathrm{naive}} - F)$, "
+            "simulation (mean ± SE)"
+        ),
     )
     plot_theory(
         ax[2],
@@ -207,7 +215,7 @@ def _plot(ds, ax=None):
         stat("sim_fraction_limit")[0],
         color="k",
         linestyle="--",
-        label="T → ∞: Σ_rows W² / Σ W²",
+        label=r"theory: $T\to\infty$: $\sum_{\mathrm{rows}} W^2 / \sum W^2$",
     )
     ax[2].set_ylim(0.0, 1.0)
     ax[2].set_ylabel("fraction of the naive gap closed")
@@ -218,13 +226,14 @@ def _plot(ds, ax=None):
         ("sim_marginal_error_naive", "C3", "s", "naive"),
         ("sim_marginal_error_structured", "C0", "o", "structured (rows)"),
     ):
+        label = f"{label} (mean ± SE)"
         plot_simulation(ax[3], T, *stat(var), color=color, marker=marker, label=label)
     ax[3].set_yscale("log")
     ax[3].set_ylabel("mean total variation to exact marginals")
     ax[3].set_title("(d) marginals against enumeration", fontsize=9)
     for a in ax:
         a.set_xscale("log")
-        a.set_xlabel("temperature T")
+        a.set_xlabel("temperature $T$")
         a.legend(fontsize=7)
     return ax
 

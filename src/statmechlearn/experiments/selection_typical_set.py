@@ -15,7 +15,13 @@ import math
 
 import numpy as np
 
-from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    plot_theory,
+    simulation_label,
+    subplots,
+)
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec, measure
 from statmechlearn.experiments.model_selection import CITATION, PAPER
 
@@ -86,20 +92,26 @@ def _plot(ds, ax=None):
     done = ds["sim_done"]
     frac = ds["sim_typical_fraction"].where(done)
     m, se = mean_se(frac, "seed")
-    plot_theory(ax[0], n, ds["theory_probability"].values, label="exact, typical_set")
-    plot_simulation(ax[0], n, m.values, se.values, label="drawn sequences, is_typical (± SE)")
+    runs = frac.count("seed")
+    label = r"theory: exact, $\mathtt{typical\_set}$"
+    plot_theory(ax[0], n, ds["theory_probability"].values, label=label)
+    label = simulation_label(runs, r"drawn sequences, $\mathtt{is\_typical}$, simulation")
+    plot_simulation(ax[0], n, m.values, se.values, label=label)
     ax[0].set_xscale("log")
-    ax[0].set_xlabel("sequence length n")
+    ax[0].set_xlabel("sequence length $n$")
     ax[0].set_ylabel(r"$P\{A_\epsilon^{(n)}\}$")
     ax[0].legend(fontsize=8)
 
     sd, sd_se = mean_se(ds["sim_rate_sd"].where(done), "seed")
-    plot_theory(ax[1], n, ds["theory_rate_sd"].values, label=r"$\sigma/\sqrt{n}$ (closed form)")
-    plot_simulation(ax[1], n, sd.values, sd_se.values, label="drawn sequences (± SE)")
+    plot_theory(
+        ax[1], n, ds["theory_rate_sd"].values, label=r"theory: $\sigma/\sqrt{n}$ (closed form)"
+    )
+    label = simulation_label(runs, "drawn sequences, simulation")
+    plot_simulation(ax[1], n, sd.values, sd_se.values, label=label)
     ax[1].set_xscale("log")
     ax[1].set_yscale("log")
-    ax[1].set_xlabel("sequence length n")
-    ax[1].set_ylabel(r"SD of $-\frac{1}{n}\log_2 P(X^n)$")
+    ax[1].set_xlabel("sequence length $n$")
+    ax[1].set_ylabel(r"SD of $-\frac{1}{n}\log_2 P(X^n)$ within a seed")
     ax[1].legend(fontsize=8)
 
     plot_theory(ax[2], n, ds["theory_log2_size_rate"].values, label=r"exact $\log_2|A|/n$")
@@ -114,7 +126,7 @@ def _plot(ds, ax=None):
         linestyle=":",
     )
     ax[2].set_xscale("log")
-    ax[2].set_xlabel("sequence length n")
+    ax[2].set_xlabel("sequence length $n$")
     ax[2].set_ylabel(r"$\log_2 |A_\epsilon^{(n)}| \,/\, n$ (bits)")
     ax[2].legend(fontsize=8)
     return ax

@@ -234,8 +234,9 @@ def plot_table1(ds, ax=None):
     _, ax = subplots(ax, 1, 3, figsize=(15, 4.2))
     x = np.arange(len(METHODS))
     ours = [100 * np.mean(_errors(ds, m)) for m in METHODS]
+    # bars: the SD over splits, not an SE, to compare like with like: Table 1 gives mean ± SD
     sd = [100 * np.std(_errors(ds, m), ddof=1) for m in METHODS]
-    ax[0].bar(x - 0.2, ours, 0.4, yerr=sd, capsize=3, label="this run (mean ± sd)")
+    ax[0].bar(x - 0.2, ours, 0.4, yerr=sd, capsize=3, label="this run (mean ± SD over splits)")
     paper = [PAPER_TABLE1.get(m, (np.nan, np.nan)) for m in METHODS]
     ax[0].bar(
         x + 0.2,
@@ -244,7 +245,7 @@ def plot_table1(ds, ax=None):
         yerr=[p[1] for p in paper],
         capsize=3,
         color="0.75",
-        label="paper",
+        label="paper, Table 1 (mean ± SD)",
     )
     ax[0].set_xticks(x, METHODS, rotation=30, ha="right", fontsize=7)
     ax[0].set_ylabel("test error (%)")
@@ -252,8 +253,8 @@ def plot_table1(ds, ax=None):
     ax[0].set_title(f"colon data, {n} random 42/20 splits", fontsize=9)
     ax[0].legend(fontsize=8)
     for a, var, grid, xlabel in (
-        (ax[1], "sim_C", None, "C chosen by LOO error (Fig. 5)"),
-        (ax[2], "sim_kappa", (0.1, 0.2, 0.3, 0.4), "κ chosen by LOO error (Fig. 6)"),
+        (ax[1], "sim_C", None, "$C$ chosen by LOO error (Fig. 5)"),
+        (ax[2], "sim_kappa", (0.1, 0.2, 0.3, 0.4), r"$\kappa$ chosen by LOO error (Fig. 6)"),
     ):
         values = {v: _chosen(ds, var, v) for v in ("SBC", "SBC damped")}
         levels = grid or sorted(set(np.concatenate(list(values.values())).tolist()))

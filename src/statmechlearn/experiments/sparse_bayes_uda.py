@@ -15,7 +15,13 @@ from statmechlearn.experiments._finite_size import (
     plot_extrapolation,
     seeds_for,
 )
-from statmechlearn.experiments._plotting import mean_se, plot_simulation, plot_theory, subplots
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    plot_theory,
+    simulation_label,
+    subplots,
+)
 from statmechlearn.experiments._spec import Check, Derived, FigureSpec
 
 __all__ = [
@@ -87,13 +93,14 @@ def plot_fig1(ds, ax=None):
     ):
         for i, ct in enumerate(ds["C_t"].values):
             curve = ds[var].sel(C_t=ct)
-            ax[j].plot(ds["C"], curve, f"C{i}-", label=f"C_t = {ct:g}")
+            ax[j].plot(ds["C"], curve, f"C{i}-", label=f"theory, $C_t = {ct:g}$")
             k = int(np.argmin(curve.values))
-            ax[j].plot(float(ds["C"][k]), float(curve[k]), f"C{i}v")
+            label = "minimum of the curve" if i == 0 else None
+            ax[j].plot(float(ds["C"][k]), float(curve[k]), f"C{i}v", label=label)
             ax[j].axvline(ct, color=f"C{i}", lw=0.6, ls=":")
-        ax[j].set_xlabel("C")
-        ax[j].set_ylabel("ε_g")
-        ax[j].set_title(f"{title}; α = 1, κ = {KAPPA}", fontsize=9)
+        ax[j].set_xlabel("$C$")
+        ax[j].set_ylabel(r"$\epsilon_g$")
+        ax[j].set_title(rf"{title}; $\alpha = 1$, $\kappa = {KAPPA}$", fontsize=9)
         ax[j].legend(fontsize=8)
     return ax
 
@@ -243,15 +250,20 @@ def plot_fig3(ds, ax=None):
     done = ds["sim_done"]
     for i, C in enumerate(ds["C"].values):
         plot_theory(
-            ax, t, ds["theory_eps"].sel(C=C), color=f"C{i}", label=f"C = {C:g}, state evolution"
+            ax,
+            t,
+            ds["theory_eps"].sel(C=C),
+            color=f"C{i}",
+            label=f"$C = {C:g}$, theory (state evolution)",
         )
         mean, se = mean_se(ds["sim_eps"].sel(C=C).where(done.sel(C=C)))
         plot_simulation(ax, t, mean, se, color=f"C{i}", markersize=3, label=None)
-    plot_simulation(ax, [], [], [], color="k", markersize=3, label="simulation, mean ± SE")
-    ax.set_xlabel("update t")
-    ax.set_ylabel("ε_g")
+    plot_simulation(ax, [], [], [], color="k", markersize=3, label="simulation (mean ± SE)")
+    ax.set_xlabel("update $t$")
+    ax.set_ylabel(r"$\epsilon_g$")
     ax.set_title(
-        f"C_t = {_FIG3_CT}, α = 1, κ = {KAPPA}; N = {int(ds.attrs.get('n_features', 0))}, "
+        rf"$C_t = {_FIG3_CT}$, $\alpha = 1$, $\kappa = {KAPPA}$; "
+        f"$N = {int(ds.attrs.get('n_features', 0))}$, "
         f"{int(done.sum('seed').min())} runs",
         fontsize=9,
     )
@@ -347,19 +359,22 @@ def plot_fig4(ds, ax=None):
     _, ax = subplots(ax, figsize=(6, 4.2))
     done = ds["sim_done"]
     C = ds["C"].values
-    plot_theory(ax, C, ds["theory_eps"], color="k", label="ε_g, replica (RS) theory")
+    plot_theory(ax, C, ds["theory_eps"], color="k", label=r"$\epsilon_g$, replica (RS) theory")
     for var, marker, label in (
-        ("sim_eps", "o", "ε_g of the algorithm (simulation)"),
-        ("sim_loo", "+", "LOOE (simulation)"),
+        ("sim_eps", "o", r"$\epsilon_g$ of the algorithm, simulation"),
+        ("sim_loo", "+", "LOOE, simulation"),
     ):
-        mean, se = mean_se(ds[var].where(done))
+        runs = ds[var].where(done)
+        mean, se = mean_se(runs)
+        label = simulation_label(runs.count("seed"), label)
         plot_simulation(ax, C, mean, se, marker=marker, markersize=6, label=label)
     ax.axvline(_FIG4_CT, color="0.6", ls=":", lw=0.8)
     ax.set_xscale("log")
-    ax.set_xlabel("C")
+    ax.set_xlabel("$C$")
     ax.set_ylabel("error")
     ax.set_title(
-        f"C_t = {_FIG4_CT}, α = 1, κ = {KAPPA}; N = M = {int(ds.attrs.get('n_features', 0))}",
+        rf"$C_t = {_FIG4_CT}$, $\alpha = 1$, $\kappa = {KAPPA}$; "
+        f"$N = M = {int(ds.attrs.get('n_features', 0))}$",
         fontsize=9,
     )
     ax.legend(fontsize=8)
@@ -493,13 +508,15 @@ def plot_fss(ds, ax=None):
     _, ax = subplots(ax, 1, 2, figsize=(10, 4))
     theory = float(ds["theory_eps"].isel(n_features=0))
     for a, (var, label) in zip(
-        ax, (("sim_eps", "ε_g of the algorithm"), ("sim_loo", "LOO error eq. (56)")), strict=True
+        ax,
+        (("sim_eps", r"$\epsilon_g$ of the algorithm"), ("sim_loo", "LOO error eq. (56)")),
+        strict=True,
     ):
         ext = extrapolate_dataset(ds, var)
-        plot_extrapolation(a, ext, theory=theory, label=f"{label}, mean ± SE")
+        plot_extrapolation(a, ext, theory=theory, label=f"{label}, simulation (mean ± SE)")
         a.set_ylabel("error")
         a.set_title(
-            f"C = C_t = {_FIG4_CT}, α = 1, κ = {KAPPA}; N = "
+            rf"$C = C_t = {_FIG4_CT}$, $\alpha = 1$, $\kappa = {KAPPA}$; $N$ = "
             + ", ".join(str(int(v)) for v in ext.n),
             fontsize=9,
         )
