@@ -20,12 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import xarray as xr
-from tqdm.auto import tqdm
 
 from statmechlearn._core.rng import cell_generator
 from statmechlearn._core.validation import check_int
 from statmechlearn.experiments._fingerprint import peer_versions
-from statmechlearn.experiments._provenance import provenance
+from statmechlearn.experiments._progress import progress_reporter
+from statmechlearn.experiments._provenance import run_provenance
 from statmechlearn.experiments._spec import MODES
 from statmechlearn.experiments._store import ResultStore, key_digest, result_key, spec_hash
 
@@ -151,7 +151,7 @@ def empty_dataset(spec, mode):
     }
     if settings.get("n_features") is not None:
         attrs["n_features"] = int(settings["n_features"])
-    attrs |= provenance()
+    attrs |= run_provenance(spec.peers)
     return xr.Dataset(data_vars, coords=coords, attrs=attrs)
 
 
@@ -329,6 +329,7 @@ def run_experiment(
     progress=True,
     force=False,
     flush_interval=2.0,
+    verbose=False,
     _executor=None,
 ):
     """Compute the missing cells of ``spec`` and store them.
@@ -343,13 +344,19 @@ def run_experiment(
         Worker processes (see :func:`executor`).
     scheduler : str, optional
         dask scheduler (see :func:`executor`).
-    progress : bool, default=True
-        Show a tqdm progress bar on stderr.
+    progress : bool or {"auto", "bar", "log"}, default=True
+        Progress on stderr. True (``"auto"``): a tqdm bar when stderr is a
+        terminal, otherwise plain lines (a first line, then one per tenth of
+        the cells at most every 10 s and at least every minute: readable in
+        a log or CI). ``"bar"`` or ``"log"`` choose; False shows nothing.
     force : bool, default=False
         Recompute every cell, discarding what the store holds under the
         current key.
     flush_interval : float, default=2.0
         Seconds between writes of finished cells to the store.
+    verbose : bool, default=False
+        Also write the result key, the store file and one line per finished
+        cell (kind, index, seconds) to stderr.
 
     Returns
     -------
@@ -383,20 +390,30 @@ def run_experiment(
     )
     computed = 0
     last_flush = time.monotonic()
+    desc = f"{spec.name} ({mode})"
+    if verbose and not tasks:
+        progress_reporter(False, 0, desc, verbose=True).write(
+            f"{desc}: all {n_cells} cells in the store, key {key[:16]}: {path}"
+        )
     if tasks:
         ctx = executor(n_jobs, scheduler) if _executor is None else nullcontext(_executor)
-        bar = tqdm(
-            total=len(tasks),
-            desc=f"{spec.name} ({mode})",
-            unit="cell",
-            disable=not progress,
-            leave=False,
+        cached = n_cells - len(tasks)
+        bar = progress_reporter(
+            progress,
+            len(tasks),
+            desc,
+            note=f" ({cached} from the store)" if cached else "",
+            verbose=verbose,
         )
+        if verbose:
+            bar.write(f"{desc}: key {key[:16]}, {n_cells} cells, {cached} stored: {path}")
         try:
             with ctx as ex:
                 for kind, index, result, wall in ex.imap_unordered(_execute_cell, tasks):
                     _store_cell(spec, ds, kind, index, result, wall)
                     computed += 1
+                    if verbose:
+                        bar.write(f"{desc}: {kind} cell {index} {wall:.3g} s")
                     bar.update()
                     if time.monotonic() - last_flush >= flush_interval:
                         _flush(store, ds, path)
@@ -404,6 +421,7 @@ def run_experiment(
         finally:
             bar.close()
             if computed:
+                ds.attrs |= run_provenance(spec.peers, time.perf_counter() - start, computed)
                 _flush(store, ds, path)
     elif not path.exists():
         _flush(store, ds, path)
@@ -439,13 +457,14 @@ def run_experiments(
     progress=True,
     force=False,
     errors="raise",
+    verbose=False,
 ):
     """Run several specs through one executor (one dask client for all).
 
     Parameters
     ----------
     specs : sequence of FigureSpec
-    mode, out, n_jobs, scheduler, progress, force
+    mode, out, n_jobs, scheduler, progress, force, verbose
         As in :func:`run_experiment`.
     errors : {"raise", "record"}, default="raise"
         What an exception inside an experiment does: propagate, or end that
@@ -468,7 +487,13 @@ def run_experiments(
             try:
                 summaries.append(
                     run_experiment(
-                        spec, mode, out=out, progress=progress, force=force, _executor=shared
+                        spec,
+                        mode,
+                        out=out,
+                        progress=progress,
+                        force=force,
+                        verbose=verbose,
+                        _executor=shared,
                     )
                 )
             except Exception as exc:
