@@ -1,15 +1,19 @@
 """Command line: ``statmechlearn list | run | reproduce | report``."""
 
 import os
-import sys
 import tempfile
 from pathlib import Path
 from typing import Annotated
 
-from statmechlearn._core.optional import import_optional
-
-# the core install has no command line; its console script says which extra to install
-typer = import_optional("typer", purpose="the statmechlearn command line")
+try:
+    import typer
+except ImportError as exc:
+    # the core install has no command line; its console script says which extra to install.
+    # (not _core.optional: importing statmechlearn._core costs scikit-learn, and `list` < 1 s)
+    raise ImportError(
+        "the statmechlearn command line needs typer, which the core install does not "
+        "include: pip install 'statmechlearn[experiments]'"
+    ) from exc
 
 __all__ = ["app", "main"]
 
@@ -116,7 +120,8 @@ def _run(specs, full, n_jobs, scheduler, out, force=False):
             out=out,
             n_jobs=n_jobs,
             scheduler=scheduler,
-            progress=sys.stderr.isatty(),
+            progress=True,
+            verbose=_verbose(),
             force=force,
             errors="record",
         )
@@ -160,14 +165,190 @@ def _report(out, names=None, not_run=None):
     return EXIT_NOT_RUN if summary.not_run else 0
 
 
-@app.command("list")
-def list_experiments():
-    """List the experiments with their paper and figure."""
-    from statmechlearn.experiments import get, names
+def _print_version(value):
+    if value:
+        from statmechlearn._version import __version__
 
-    for name in names():
-        spec = get(name)
-        typer.echo(f"{name:16s} {spec.paper:8s} {spec.figure:10s} {spec.citation}")
+        typer.echo(f"statmechlearn {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global_options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", callback=_print_version, is_eager=True
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="More detail on stderr: each experiment's result key and store file, "
+            "and one line per finished cell. Goes before the command: statmechlearn -v run ...",
+        ),
+    ] = False,
+):
+    """Reproduce the statistical mechanics of learning: theory beside simulation.
+
+    Progress goes to stderr: a bar on a terminal, otherwise (a log, CI) a line
+    per tenth of the cells, at most every 10 s and at least every minute.
+    """
+    # set on every invocation, so a value never outlives its command line
+    _GLOBAL["verbose"] = verbose
+
+
+#: The global options of the command line being run (typer's context API differs
+#: between the click it depends on and the click it vendors, so no context lookup).
+_GLOBAL = {"verbose": False}
+
+
+def _verbose():
+    return bool(_GLOBAL["verbose"])
+
+
+@app.command("list")
+def list_experiments(
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder whose store/ the STORED column looks in.")
+    ] = Path("results"),
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="Tell results of the current code (current) from older ones (stale); "
+            "imports every experiment, so it takes seconds.",
+        ),
+    ] = False,
+):
+    """List the experiments: paper, estimated run times, stored results, figure.
+
+    Reads a table shipped with the package instead of importing the
+    experiments, so it answers at once.
+
+    QUICK and FULL estimate the time of `run NAME` on one worker (--n-jobs 1)
+    from seconds per cell measured in a real run on the machine the footer
+    names: `~` from a run of that mode, `>` a full run estimated from quick
+    cells, which are smaller than paper-size ones (3 to 25 times less time
+    per cell where both were measured), so read it as a lower bound; `?` not
+    measured (the experiments of other installed packages).
+
+    STORED lists the modes of which --out holds a result under any key,
+    without checking that it is the current code's; with --verify each says
+    current or stale (stale results are recomputed by the next run).
+    """
+    from statmechlearn._experiment_index import (
+        format_estimate,
+        format_table,
+        load_index,
+        plugin_entries,
+        stored_modes,
+        verified_states,
+    )
+
+    index = load_index()
+    entries = index["experiments"]
+    entries += plugin_entries({e["name"] for e in entries})
+    states = verified_states(out, [e["name"] for e in entries]) if verify else {}
+    rows = []
+    for e in entries:
+        if verify:
+            stored = ", ".join(f"{m} {s}" for m, s in states.get(e["name"], {}).items())
+        else:
+            stored = ", ".join(stored_modes(out, e["name"]))
+        quick, full = format_estimate(e, "quick"), format_estimate(e, "full")
+        # the figure last: long section titles then widen no other column
+        rows.append([e["name"], e["paper"], quick, full, stored or "-", e["figure"]])
+    header = ["NAME", "PAPER", "QUICK", "FULL", "STORED", "FIGURE"]
+    for line in format_table(header, rows):
+        typer.echo(line)
+    typer.echo(
+        f"\ntimes: one worker, measured on {index['measured_on']}; "
+        f"STORED: results in {out}/store ({'checked' if verify else 'not checked; --verify'})"
+    )
+
+
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        metavar="KEY=VALUE",
+        help="Change a grid coordinate or setting (repeatable), e.g. --set p_plus=0.6; a comma "
+        "list replaces an axis of several points. Runs a variant with its own result key, shown "
+        "in the report after the paper's figure. An unknown key lists the valid ones.",
+    ),
+]
+ModuleOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--module",
+        metavar="FILE.py",
+        help="A Python file of your own whose module-level FigureSpecs join the experiments "
+        "(repeatable). An installed package adds its own through the entry-point group "
+        "statmechlearn.experiments instead (docs/user_experiments.md).",
+    ),
+]
+
+
+def _load_modules(modules):
+    """Register the experiments of ``--module`` files; a broken file is a one-line error."""
+    import traceback
+
+    from statmechlearn.experiments import load_module
+
+    for path in modules or ():
+        try:
+            load_module(path)
+        except ValueError as exc:
+            _fail(str(exc))
+        except Exception as exc:  # the user's code: say where it failed, in one line
+            frames = reversed(traceback.extract_tb(exc.__traceback__))
+            where = next((f for f in frames if Path(f.filename) == path.resolve()), None)
+            at = f" (line {where.lineno})" if where else ""
+            _fail(f"--module {path} fails to load{at}: {type(exc).__name__}: {exc}")
+
+
+def _variants(specs, assignments, out):
+    """The variants of ``specs`` that ``--set`` asks for, registered and written down."""
+    from statmechlearn.experiments import (
+        OverrideError,
+        make_variant,
+        parse_assignments,
+        register_variant,
+        save_variant,
+    )
+
+    try:
+        overrides = parse_assignments(assignments)
+        variants = [make_variant(spec, overrides) for spec in specs]
+    except OverrideError as exc:
+        _fail(str(exc))
+    for variant in variants:
+        register_variant(variant)
+        save_variant(out, variant)
+    return variants
+
+
+def _stored_variants(out, bases=None):
+    """Register the variants ``out`` holds results of; say which cannot be shown."""
+    from statmechlearn.experiments import register_stored_variants
+
+    names, problems = register_stored_variants(out, bases)
+    for name, why in problems.items():
+        typer.echo(f"variant left out of the report: {name}: {why}", err=True)
+    return names
+
+
+def _with_variants(names, variants):
+    """``names`` with each variant right after its paper figure."""
+    from statmechlearn.experiments import get
+
+    shown = []
+    for name in names:
+        shown += [name, *(v for v in variants if get(v).variant_of == name)]
+    return shown + [v for v in variants if v not in shown]
 
 
 @app.command()
@@ -178,17 +359,24 @@ def run(
     scheduler: SchedOpt = None,
     out: OutOpt = Path("results"),
     force: ForceOpt = False,
+    assignments: SetOpt = None,
+    modules: ModuleOpt = None,
 ):
     """Compute experiments into the store (resumes; recomputes only missing cells).
 
-    Exit status 3 when an experiment could not run.
+    With --set, the experiments at other parameter values (variants); with
+    --module, experiments of your own. Exit status 3 when an experiment could
+    not run.
     """
     from statmechlearn.experiments import UnknownExperimentError, get
 
+    _load_modules(modules)
     try:
         specs = [get(n) for n in names]
     except UnknownExperimentError as exc:
         _fail(str(exc))
+    if assignments:
+        specs = _variants(specs, assignments, out)
     summaries = _run(specs, full, n_jobs, scheduler, out, force)
     if any(s.not_run for s in summaries):
         raise typer.Exit(EXIT_NOT_RUN)
@@ -202,35 +390,45 @@ def reproduce(
     scheduler: SchedOpt = None,
     out: OutOpt = Path("results"),
     force: ForceOpt = False,
+    modules: ModuleOpt = None,
 ):
     """Run every experiment of a paper (or all) and write the HTML report.
 
-    Exit status 0 when every check passes and every experiment ran, 1 when a
-    check failed, 3 when an experiment could not run (the report says why).
+    The report also shows the stored variants (run --set) of these
+    experiments. Exit status 0 when every check passes and every experiment
+    ran, 1 when a check failed, 3 when an experiment could not run (the
+    report says why).
     """
     from statmechlearn.experiments import UnknownExperimentError, specs_for
 
+    _load_modules(modules)
     try:
         specs = specs_for(target)
     except UnknownExperimentError as exc:
         _fail(str(exc))
     summaries = _run(specs, full, n_jobs, scheduler, out, force)
     not_run = {s.name: s.not_run for s in summaries if s.not_run}
-    status = _report(out, [s.name for s in specs], not_run)
+    variants = _stored_variants(out, {s.name for s in specs})
+    status = _report(out, _with_variants([s.name for s in specs], variants), not_run)
     if status:
         raise typer.Exit(status)
 
 
 @app.command()
-def report(out: ReportOutOpt = Path("results")):
+def report(out: ReportOutOpt = Path("results"), modules: ModuleOpt = None):
     """Write report.html from what the store holds (every registered experiment).
 
-    Experiments without a result of the current code are listed as not run
-    (exit status 3); a failed check gives exit status 1.
+    Variants run with --set are shown after their paper figure. Experiments
+    without a result of the current code are listed as not run (exit status
+    3); a failed check gives exit status 1.
     """
     if not (out / "store").is_dir():
         _fail(f"no results in {out}/store; run `statmechlearn reproduce` first")
-    status = _report(out)
+    from statmechlearn.experiments import module_names
+
+    _load_modules(modules)
+    variants = _stored_variants(out)
+    status = _report(out, _with_variants(module_names(), variants) if variants else None)
     if status:
         raise typer.Exit(status)
 

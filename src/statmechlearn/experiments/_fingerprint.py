@@ -29,10 +29,19 @@ import types
 
 import numpy as np
 
-__all__ = ["cell_code", "library_versions", "module_closure", "peer_versions"]
+__all__ = [
+    "cell_code",
+    "follow_functions_in",
+    "library_versions",
+    "module_closure",
+    "peer_versions",
+]
 
 _PACKAGE = "statmechlearn"
 _EXPERIMENTS = "statmechlearn.experiments"
+#: Top-level modules of users' experiments (a file loaded by path, a package listed under the
+#: entry points): followed function by function, like the package's own experiment modules.
+_USER_EXPERIMENTS = set()
 #: Libraries whose versions are part of every key (they compute the numbers).
 NUMERIC_LIBRARIES = ("numpy", "scipy", "numba", "scikit-learn")
 
@@ -49,6 +58,28 @@ def _strip_docstrings(tree):
         ):
             node.body = body[1:] or [ast.Pass()]
     return tree
+
+
+def follow_functions_in(name):
+    """Fingerprint a user's experiment module (and its submodules) function by function.
+
+    Without this a cell function outside the package would not be covered
+    at all, and an edited user experiment would be served its old numbers.
+
+    Parameters
+    ----------
+    name : str
+        Top-level module name (``"my_exp"`` for a file ``my_exp.py``, the
+        package name for an installed package).
+    """
+    _USER_EXPERIMENTS.add(name.partition(".")[0])
+    # a file loaded again after an edit must be read again
+    for cached in (_module_source, _module_node, module_closure):
+        cached.cache_clear()
+
+
+def _in_experiments(module):
+    return module.startswith(_EXPERIMENTS) or module.partition(".")[0] in _USER_EXPERIMENTS
 
 
 def _digest(text):
@@ -186,7 +217,7 @@ class _CellCode:
         self.parts = {}
 
     def add_module(self, name):
-        if name.startswith(_EXPERIMENTS):
+        if _in_experiments(name):
             # only reached through `import module`; its registry would pull in every
             # experiment, so take the module's own code and what it imports besides
             digest, deps = _module_node(name)
@@ -207,9 +238,9 @@ class _CellCode:
             self.visit(obj.__wrapped__, label)
             return
         module = getattr(obj, "__module__", None) or ""
-        if not module.startswith(_PACKAGE):
+        if not (module.startswith(_PACKAGE) or _in_experiments(module)):
             return
-        if not module.startswith(_EXPERIMENTS) or not isinstance(obj, types.FunctionType | type):
+        if not _in_experiments(module) or not isinstance(obj, types.FunctionType | type):
             self.add_module(module)
             return
         key = f"function:{module}.{obj.__qualname__}"
@@ -240,7 +271,7 @@ class _CellCode:
     def _imports_in(self, tree, module):
         """Imports inside a cell function: experiment helpers by name, the rest by module."""
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(_EXPERIMENTS):
+            if isinstance(node, ast.ImportFrom) and _in_experiments(node.module or ""):
                 source = importlib.import_module(node.module)
                 for alias in node.names:
                     self.visit_name(node.module, alias.name, getattr(source, alias.name))
@@ -250,7 +281,7 @@ class _CellCode:
 
     def visit_name(self, module, name, value):
         if isinstance(value, types.ModuleType):
-            if value.__name__.startswith(_PACKAGE):
+            if value.__name__.startswith(_PACKAGE) or _in_experiments(value.__name__):
                 self.add_module(value.__name__)
             return
         if callable(value) and not isinstance(value, np.ndarray | np.generic):

@@ -1,24 +1,49 @@
-"""Registry of figure specs, discovered in the per-paper modules.
+"""Registry of figure specs, discovered through the ``statmechlearn.experiments`` entry points.
 
-Discovery is one-way: a paper module of this package (every module whose name
-does not start with an underscore) only defines its :class:`FigureSpec`
+Discovery is one-way: an experiment module (the package's paper modules and
+any module a user's package lists under the entry-point group
+``statmechlearn.experiments``) only defines its :class:`FigureSpec`
 instances at module level and imports nothing from here; the first query
-imports those modules with :func:`pkgutil.iter_modules` and collects the
-specs. :func:`register` adds a spec built at run time (a test's variant).
+loads every module the group lists and collects the specs, so the registry
+imports no paper module by name. :func:`load_module` adds the specs of a
+Python file given by its path (``--module my_experiment.py``), and
+:func:`register` a spec built at run time (a test's variant).
 """
 
 import difflib
+import hashlib
 import importlib
-import pkgutil
+import importlib.metadata
+import importlib.util
+import sys
+import warnings
+from pathlib import Path
 
+from statmechlearn.experiments._fingerprint import follow_functions_in
 from statmechlearn.experiments._spec import FigureSpec
 
-__all__ = ["UnknownExperimentError", "get", "names", "papers", "register", "specs_for"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "UnknownExperimentError",
+    "get",
+    "load_module",
+    "module_names",
+    "names",
+    "papers",
+    "register",
+    "specs_for",
+]
+
+#: Entry-point group that lists experiment modules (``pyproject.toml`` of this and users' packages).
+ENTRY_POINT_GROUP = "statmechlearn.experiments"
+_OWN = "statmechlearn."
 
 #: name -> spec, discovered and registered
 _SPECS = {}
 #: name -> where the spec came from, for the error on a name defined twice
 _ORIGIN = {}
+#: resolved path of a module loaded by load_module -> (SHA-256 of its source, module)
+_FILES = {}
 _discovered = False
 
 
@@ -42,10 +67,15 @@ def _add(spec, origin):
     return spec
 
 
+def _forget(name):
+    _SPECS.pop(name, None)
+    _ORIGIN.pop(name, None)
+
+
 def register(spec):
     """Add a spec built at run time; names must be unique.
 
-    The paper modules need not call this: their module-level specs are
+    The experiment modules need not call this: their module-level specs are
     discovered.
 
     Parameters
@@ -68,27 +98,165 @@ def register(spec):
     return _add(spec, "register()")
 
 
+def _collect(module):
+    """Add the module-level specs of ``module``; return their names."""
+    found = []
+    for value in vars(module).values():
+        # a spec imported from another experiment module is the same object: _add keeps one
+        if isinstance(value, FigureSpec):
+            found.append(_add(value, f"module {module.__name__}").name)
+    return found
+
+
+def _entry_points():
+    return sorted(
+        importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.value, e.name)
+    )
+
+
 def _load():
-    """Import every paper module of the package once and collect its specs."""
+    """Import every module of the entry-point group once and collect its specs.
+
+    A module of this package that fails to import is a bug and raises; a
+    user package's module that fails is reported as a warning naming the
+    entry point, so one broken plug-in does not take every experiment down.
+    """
     global _discovered
     if _discovered:
         return
-    package = importlib.import_module("statmechlearn.experiments")
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
+    points = _entry_points()
+    if not any(e.value.startswith(_OWN) for e in points):
+        raise RuntimeError(
+            f"no experiment modules are registered under the entry-point group "
+            f"{ENTRY_POINT_GROUP!r}: the package's metadata is out of date; reinstall it "
+            "(pip install -e . in a source checkout)"
+        )
+    for point in points:
+        own = point.value.startswith(_OWN)
+        try:
+            module = point.load()
+        except Exception as exc:
+            if own:
+                raise
+            warnings.warn(
+                f"experiment entry point {point.name!r} = {point.value!r} cannot be loaded "
+                f"({type(exc).__name__}: {exc}); its experiments are left out",
+                RuntimeWarning,
+                stacklevel=3,
+            )
             continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        for value in vars(module).values():
-            # a spec imported from another paper module is the same object: _add keeps one
-            if isinstance(value, FigureSpec):
-                _add(value, f"module {module.__name__}")
+        if not own:
+            follow_functions_in(module.__name__.partition(".")[0])
+        _collect(module)
     _discovered = True
+
+
+def _module_name(path):
+    name = path.stem
+    if not name.isidentifier():
+        raise ValueError(
+            f"--module {path}: the file name must be a Python identifier (letters, digits, "
+            f"underscores) so that it can be a module name; rename {path.name}"
+        )
+    held = sys.modules.get(name)
+    if held is not None and Path(getattr(held, "__file__", "") or "").resolve() != path:
+        raise ValueError(
+            f"--module {path}: a module named {name!r} is already imported from "
+            f"{getattr(held, '__file__', 'elsewhere')}; rename the file"
+        )
+    if held is None:
+        try:
+            found = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            found = None
+        if found is not None and found.origin and Path(found.origin).resolve() != path:
+            raise ValueError(
+                f"--module {path}: its name {name!r} would shadow the installed module at "
+                f"{found.origin}; rename the file"
+            )
+    return name
+
+
+def _pickle_by_value(module):
+    """Send the module's functions to worker processes by value: they cannot import it."""
+    for pickler in ("joblib.externals.cloudpickle", "cloudpickle"):
+        try:
+            importlib.import_module(pickler).register_pickle_by_value(module)
+        except (ImportError, AttributeError):
+            continue
+
+
+def load_module(path):
+    """Load a Python file as a module and register its module-level specs.
+
+    The module is named after the file (``my_exp.py`` is ``my_exp``) and its
+    functions are fingerprinted one by one, as the package's own experiment
+    functions are, so an edited file gives new result keys. Loading the same
+    unchanged file again does nothing; an edited file is executed again and
+    its specs replace the old ones.
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.py`` file defining :class:`FigureSpec` instances at module level.
+
+    Returns
+    -------
+    list of str
+        Names of the experiments it defines.
+
+    Raises
+    ------
+    ValueError
+        When the file is missing, is not a ``.py`` file, defines no spec,
+        its name is not an identifier or shadows another module, or one of
+        its names is already taken.
+    """
+    _load()
+    path = Path(path).expanduser().resolve()
+    if path.suffix != ".py" or not path.is_file():
+        raise ValueError(f"--module must name an existing .py file; got {path}")
+    source = path.read_bytes()
+    digest = hashlib.sha256(source).hexdigest()
+    held = _FILES.get(path)
+    if held is not None and held[0] == digest:
+        return sorted(n for n, o in _ORIGIN.items() if o == f"module {held[1].__name__}")
+    name = _module_name(path)
+    if held is not None:  # the file was edited: its specs are replaced
+        for old in [n for n, o in _ORIGIN.items() if o == f"module {name}"]:
+            _forget(old)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+        follow_functions_in(name)
+        _pickle_by_value(module)
+        found = _collect(module)
+    except BaseException:
+        sys.modules.pop(name, None)
+        _FILES.pop(path, None)
+        raise
+    if not found:
+        raise ValueError(f"--module {path}: defines no FigureSpec at module level")
+    _FILES[path] = (digest, module)
+    return sorted(found)
 
 
 def names():
     """Registered experiment names, sorted."""
     _load()
     return sorted(_SPECS)
+
+
+def module_names():
+    """Names of the experiments defined in experiment modules, sorted.
+
+    Those of the entry points and of :func:`load_module` files; not the
+    specs added at run time with :func:`register` (variants, a test's specs).
+    """
+    _load()
+    return sorted(n for n in _SPECS if _ORIGIN.get(n, "").startswith("module "))
 
 
 def papers():

@@ -807,6 +807,20 @@ class FigureSpec:
         seeds run at a grid point (a finite-size ladder runs more seeds at
         small N, see :func:`~statmechlearn.experiments._finite_size.seeds_for`);
         the other seeds of that point stay not done. None runs all of them.
+    extra : mapping, optional
+        Anything else a module keeps with its spec.
+    ranges : mapping of str to str or tuple, optional
+        Allowed values of grid coordinates and settings for
+        ``statmechlearn run NAME --set KEY=VALUE``: an interval such as
+        ``"(0, 1)"`` or ``"[2, inf)"``, or a tuple of choices. Keys left out
+        keep the sign of the spec's own values (a name: one the spec uses);
+        see :mod:`~statmechlearn.experiments._variants`.
+    variant_of : str, optional
+        The paper spec this one varies (None for a paper spec); set by
+        :meth:`with_overrides`.
+    overrides : mapping, optional
+        The values a variant changes, key -> value (a list for an axis of
+        several points); empty for a paper spec.
     """
 
     name: str
@@ -828,8 +842,13 @@ class FigureSpec:
     requires: tuple = ()
     seeds: Callable | None = None
     extra: Mapping = field(default_factory=dict)
+    ranges: Mapping = field(default_factory=dict)
+    variant_of: str | None = None
+    overrides: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
+        from statmechlearn.experiments._variants import check_ranges
+
         for mode in MODES:
             if mode not in self.settings:
                 raise ValueError(f"spec {self.name!r} lacks settings for mode {mode!r}")
@@ -843,6 +862,42 @@ class FigureSpec:
                 raise ValueError(f"spec {self.name!r} has {prefix}* outputs but no function")
         if self.shared is None and any(v.startswith("shared_") for v in self.outputs):
             raise ValueError(f"spec {self.name!r} has shared_* outputs but no shared function")
+        check_ranges(self)
+
+    def with_overrides(self, **overrides):
+        """This figure at other parameter values: a variant with its own name and result key.
+
+        Parameters
+        ----------
+        **overrides
+            Grid coordinates and settings, e.g. ``p_plus=0.6`` or
+            ``eta=(0.1, 0.2)`` for an axis of several points; text as on the
+            command line (``"0.1,0.2"``) is accepted too.
+
+        Returns
+        -------
+        FigureSpec
+            Named ``NAME@key=value,...``, with :attr:`variant_of` and
+            :attr:`overrides` set; its checks are this spec's, except that
+            numbers printed in the paper are not compared (they are for the
+            paper's parameters).
+
+        Raises
+        ------
+        OverrideError
+            An unknown key, a value of the wrong type or outside
+            :attr:`ranges`.
+
+        Examples
+        --------
+        >>> from statmechlearn.experiments import get
+        >>> variant = get("lvq-fig2").with_overrides(p_plus=0.6, eta=0.5)
+        >>> variant.name, variant.variant_of, variant.grid["p_plus"]
+        ('lvq-fig2@eta=0.5,p_plus=0.6', 'lvq-fig2', (0.6,))
+        """
+        from statmechlearn.experiments._variants import make_variant
+
+        return make_variant(self, overrides)
 
     def points(self):
         """Parameter points as a list of dicts, in C order of the grid."""

@@ -607,6 +607,17 @@ FIG2 = FigureSpec(
     plot=plot_fig2,
     checks=_fig2_checks,
     base_seed=20060202,
+    # what `statmechlearn run lvq-fig2 --set KEY=VALUE` accepts (the model's and the ODEs' domain)
+    ranges={
+        "p_plus": "(0, 1)",
+        "lam": "[0, inf)",
+        "eta": "(0, inf)",
+        "n_features": "[2, inf)",
+        "n_seeds": "[2, inf)",
+        "alpha_max": "(0, 1000]",
+        "alpha_step_sim": "(0, inf)",
+        "n_theory_points": "[2, 100001]",
+    },
 )
 
 
