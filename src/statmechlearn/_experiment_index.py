@@ -190,24 +190,27 @@ def _user_entry_points():
     return [e for e in points if not e.value.startswith("statmechlearn.")]
 
 
-def plugin_entries(known):
+def plugin_entries(known, *, loaded=False):
     """Entries of the experiments other installed packages add, unmeasured.
 
-    Only when some package declares the entry-point group does this import
-    the experiments (theirs and this package's); otherwise it costs a scan
-    of the installed packages' metadata.
+    Only when some package declares the entry-point group, or ``loaded``
+    says that files of the user's are in the registry, does this import the
+    experiments (theirs and this package's); otherwise it costs a scan of
+    the installed packages' metadata.
 
     Parameters
     ----------
     known : collection of str
         Names the index already has.
+    loaded : bool, default=False
+        Whether ``--module`` files were loaded into the registry.
 
     Returns
     -------
     list of dict
         Like the index's entries, with no ``cell_s``.
     """
-    if not _user_entry_points():
+    if not loaded and not _user_entry_points():
         return []
     from statmechlearn.experiments import get, names
 

@@ -222,6 +222,14 @@ def list_experiments(
             "imports every experiment, so it takes seconds.",
         ),
     ] = False,
+    modules: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--module",
+            metavar="FILE.py",
+            help="Also list the experiments of a Python file of your own (repeatable).",
+        ),
+    ] = None,
 ):
     """List the experiments: paper, estimated run times, stored results, figure.
 
@@ -233,7 +241,7 @@ def list_experiments(
     names: `~` from a run of that mode, `>` a full run estimated from quick
     cells, which are smaller than paper-size ones (3 to 25 times less time
     per cell where both were measured), so read it as a lower bound; `?` not
-    measured (the experiments of other installed packages).
+    measured (the experiments of other installed packages and of --module files).
 
     STORED lists the modes of which --out holds a result under any key,
     without checking that it is the current code's; with --verify each says
@@ -248,9 +256,10 @@ def list_experiments(
         verified_states,
     )
 
+    _load_modules(modules)
     index = load_index()
     entries = index["experiments"]
-    entries += plugin_entries({e["name"] for e in entries})
+    entries += plugin_entries({e["name"] for e in entries}, loaded=bool(modules))
     states = verified_states(out, [e["name"] for e in entries]) if verify else {}
     rows = []
     for e in entries:

@@ -373,6 +373,10 @@ def test_the_tutorial_experiment_runs_from_a_file_outside_the_package(
     assert rows and all(c.passed and c.kind == "evidence" for c in rows)
     html = Path("results/report.html").read_text()
     assert "hebb-overlap" in html and "Hebb rule" in html
+    listed = runner.invoke(app, ["list", "--module", module, "--out", "results"])
+    assert listed.exit_code == 0, listed.output
+    row = next(line for line in listed.output.splitlines() if line.startswith("hebb-overlap "))
+    assert "quick" in row.split() and "?" in row  # stored; no measured time estimate
 
     # a variant of the user's experiment, re-created for the next report from the same file
     result = runner.invoke(

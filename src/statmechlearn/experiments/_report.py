@@ -367,10 +367,7 @@ def _default_names():
     registry) belongs to that process: it appears in a report only when
     named explicitly, never in a user's ``statmechlearn report``.
     """
-    if hasattr(_registry, "module_names"):
-        return _registry.module_names()
-    origin = getattr(_registry, "_ORIGIN", {})
-    return [n for n in _registry.names() if str(origin.get(n, "")).startswith("module ")]
+    return _registry.module_names()
 
 
 _SAFE_ID = re.compile(r"[A-Za-z][A-Za-z0-9_.:@=,~+-]*")
