@@ -303,11 +303,13 @@ ModuleOpt = Annotated[
 
 def _load_modules(modules):
     """Register the experiments of ``--module`` files; a broken file is a one-line error."""
+    if not modules:
+        return  # nothing to import: `list` stays free of the experiment stack
     import traceback
 
     from statmechlearn.experiments import load_module
 
-    for path in modules or ():
+    for path in modules:
         try:
             load_module(path)
         except ValueError as exc:
