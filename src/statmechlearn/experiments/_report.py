@@ -26,6 +26,7 @@ from markupsafe import Markup
 
 from statmechlearn.experiments import _registry
 from statmechlearn.experiments._finite_size import LIMIT_MARK
+from statmechlearn.experiments._notation import notation_html
 from statmechlearn.experiments._papers import PAPERS, paper_section
 from statmechlearn.experiments._provenance import provenance
 from statmechlearn.experiments._runner import missing_requirements
@@ -518,6 +519,7 @@ def write_report(out="results", names=None, not_run=None):
             }
         )
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["notation"] = lambda text: Markup(notation_html(str(text)))
     source = resources.files("statmechlearn.experiments").joinpath("templates/report.html.j2")
     template = env.from_string(source.read_text(encoding="utf-8"))
     totals = _counts([c for cs in results.values() for c in cs])
