@@ -222,3 +222,12 @@ def test_list_adds_the_experiments_of_other_packages(monkeypatch, small_spec, tm
     (row,) = [r for r in rows if r.startswith(f"{small_spec.name} ")]
     assert row[starts[2] :].startswith("?") and row[starts[3] :].startswith("?")
     assert len(rows) == len(static_entries()) + 1
+
+
+def test_the_index_spells_the_registry_constants_as_the_registry_does():
+    # the index copies them so that `list` need not import the experiment package
+    from statmechlearn import _experiment_index
+    from statmechlearn.experiments import ENTRY_POINT_GROUP, MODES
+
+    assert tuple(_experiment_index.MODES) == tuple(MODES)
+    assert _experiment_index.ENTRY_POINT_GROUP == ENTRY_POINT_GROUP
