@@ -18,6 +18,8 @@ from statmechlearn.experiments._notation import notation_html
         ("eps_g at C=C_t", "ε<sub>g</sub> at C=C<sub>t</sub>"),
         ("T_c = 2 λ_max", "T<sub>c</sub> = 2 λ<sub>max</sub>"),
         ("slope vs N^-2/3", "slope vs N<sup>-2/3</sup>"),
+        ("1/(1+e^eta)", "1/(1+e<sup>η</sup>)"),
+        ("Delta = (J - B)^2 / N", "Δ = (J - B)<sup>2</sup> / N"),
         ("p_1 + p_2", "p<sub>1</sub> + p<sub>2</sub>"),
         ("beta, not theta or alphabet", "β, not θ or alphabet"),
     ],

@@ -1,6 +1,6 @@
-"""Plain-text symbols of check names as HTML: ``Delta_em(alpha=0.5)`` -> Δ<sub>em</sub>(α=0.5).
+"""Plain-text symbols as HTML: ``Delta_em(alpha=0.5)`` -> Δ<sub>em</sub>(α=0.5).
 
-Check quantities are written in plain text (``R_{++}``, ``eps_g``, ``N^-2/3``)
+Check quantities and figure captions are written in plain text (``R_{++}``, ``eps_g``, ``N^-2/3``)
 so that they read well in a terminal and in code. The report is HTML and
 loads no math renderer (it is one self-contained file), so it sets the
 symbols itself: Greek names become Greek letters, a subscript or superscript
@@ -47,7 +47,10 @@ _SYMBOL = rf"(?<![\w\\])(?P<base>{_GREEK_NAMES}|[A-Za-zα-ωΑ-Ω])"
 _SUB = re.compile(
     _SYMBOL + r"_(?:\{(?P<braced>[^{}]{1,12})\}|(?P<bare>[A-Za-z0-9+\-α-ω]{1,6}))(?![\w])"
 )
-_SUP = re.compile(r"(?<=[\w)⟩])\^(?:\{(?P<braced>[^{}]{1,12})\}|(?P<bare>-?[0-9./]+|[A-Za-zα-ω]))")
+_SUP = re.compile(
+    r"(?<=[\w)⟩])\^(?:\{(?P<braced>[^{}]{1,12})\}"
+    rf"|(?P<bare>-?[0-9./]+|(?:{_GREEK_NAMES}|[A-Za-zα-ω])(?!\w)))"
+)
 _WORD = re.compile(rf"(?<![\w\\])(?:{_GREEK_NAMES})(?![\w])")
 
 
