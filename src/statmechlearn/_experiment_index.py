@@ -26,7 +26,6 @@ __all__ = [
     "format_estimate",
     "format_table",
     "load_index",
-    "n_cells",
     "plugin_entries",
     "static_entries",
     "stored_modes",
@@ -55,23 +54,6 @@ def load_index(path=INDEX_PATH):
     """
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
-
-
-def n_cells(spec, mode):
-    """Cells of ``spec`` in ``mode``: shared, theory points and (point, seed) simulations.
-
-    Parameters
-    ----------
-    spec : FigureSpec
-    mode : {"quick", "full"}
-
-    Returns
-    -------
-    int
-    """
-    return (spec.shared is not None) + sum(
-        (spec.theory is not None) + spec.seeds_at(point, mode) for point in spec.points()
-    )
 
 
 def _package_specs():
@@ -113,7 +95,7 @@ def static_entries():
             "figure": spec.figure,
             "citation": spec.citation,
             "module": module,
-            "cells": {mode: n_cells(spec, mode) for mode in MODES},
+            "cells": {mode: spec.n_cells(mode) for mode in MODES},
             # same settings: a quick run's seconds per cell are a full run's
             "full_is_quick": spec.settings["quick"] == spec.settings["full"],
         }
@@ -223,7 +205,7 @@ def plugin_entries(known, *, loaded=False):
                     "name": name,
                     "paper": spec.paper,
                     "figure": spec.figure,
-                    "cells": {mode: n_cells(spec, mode) for mode in MODES},
+                    "cells": {mode: spec.n_cells(mode) for mode in MODES},
                     "cell_s": {},
                 }
             )

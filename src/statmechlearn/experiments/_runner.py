@@ -385,9 +385,7 @@ def run_experiment(
     if ds is None:
         ds = empty_dataset(spec, mode)
     tasks = _missing_tasks(spec, mode, ds)
-    n_cells = (spec.shared is not None) + sum(
-        (spec.theory is not None) + spec.seeds_at(point, mode) for point in spec.points()
-    )
+    n_cells = spec.n_cells(mode)
     computed = 0
     last_flush = time.monotonic()
     desc = f"{spec.name} ({mode})"

@@ -936,3 +936,18 @@ class FigureSpec:
                 f"must be in [0, n_seeds={n_seeds}]"
             )
         return n
+
+    def n_cells(self, mode):
+        """Cells of a run in ``mode``: shared, theory points and (point, seed) simulations.
+
+        Parameters
+        ----------
+        mode : {"quick", "full"}
+
+        Returns
+        -------
+        int
+        """
+        return (self.shared is not None) + sum(
+            (self.theory is not None) + self.seeds_at(point, mode) for point in self.points()
+        )
