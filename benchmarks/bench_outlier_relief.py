@@ -19,7 +19,7 @@ from joblib import Parallel, delayed
 sys.path.insert(0, str(Path(__file__).parent))
 from _bench import limit_threads, measure, progress, table, thread_settings
 
-from statmechlearn.experiments.outliers_dietrich import FIG3_ALPHAS, FIG3_ETAS, relief
+from statmechlearn.papers.outliers.fig3 import FIG3_ALPHAS, FIG3_ETAS, relief
 
 STRIDE = 5
 TARGET = 60.0  # seconds for the whole grid

@@ -9,7 +9,7 @@ from statmechlearn.datasets import COLON_SHA256, load_colon
 from statmechlearn.experiments import evaluate_checks
 from statmechlearn.experiments._registry import get, names
 from statmechlearn.experiments._runner import run_experiment
-from statmechlearn.experiments.sparse_bayes_colon import sign_test
+from statmechlearn.papers.sparse.colon import sign_test
 
 
 def _run(name, tmp_path, grid=None, settings=None):
@@ -118,7 +118,7 @@ class _Bytes:
 
 
 def test_table1_runs_every_method_on_two_splits(tmp_path):
-    from statmechlearn.experiments.sparse_bayes_colon import METHODS, VARIANTS
+    from statmechlearn.papers.sparse.colon import METHODS, VARIANTS
 
     _, ds, results = _run("sparse-table1", tmp_path, settings={"n_seeds": 2})
     err = ds["sim_error"].sel(classifier=list(METHODS)).values.reshape(-1, len(METHODS))
@@ -139,7 +139,7 @@ def test_table1_runs_every_method_on_two_splits(tmp_path):
 def test_welch_is_scipys_unequal_variance_test_and_the_papers_numbers():
     from scipy import stats
 
-    from statmechlearn.experiments.sparse_bayes_colon import _paper_welch, welch
+    from statmechlearn.papers.sparse.colon import _paper_welch, welch
 
     rng = np.random.default_rng(0)
     a, b = rng.normal(0.2, 0.1, 30), rng.normal(0.3, 0.05, 25)
@@ -154,7 +154,7 @@ def test_welch_is_scipys_unequal_variance_test_and_the_papers_numbers():
 def test_whitening_all_tissues_leaves_a_regular_simplex():
     # §5 read literally (all M = 62 tissues whitened in their 61-dim span) makes every
     # pair of tissues equidistant: nothing is left to classify
-    from statmechlearn.experiments.sparse_bayes_colon import _whiten_training
+    from statmechlearn.papers.sparse.colon import _whiten_training
 
     X, _, _ = load_colon()
     W, _ = _whiten_training(X, X[:1])

@@ -57,25 +57,33 @@ def load_index(path=INDEX_PATH):
 
 
 def _package_specs():
-    """(module name, spec) of every experiment defined in the package's paper modules.
+    """(module name, spec) of every experiment defined in the package's paper packages.
 
-    The registry's own discovery rule (modules not starting with an
-    underscore), so the defining module is known; imports them all.
+    The registry's own discovery: the package's entries of the entry-point
+    group, every module inside each listed package, so the defining module
+    is known; imports them all.
     """
     import importlib
+    import importlib.metadata
     import pkgutil
 
     from statmechlearn.experiments import FigureSpec
 
-    package = importlib.import_module("statmechlearn.experiments")
     seen = {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
+    points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    for point in sorted(points, key=lambda e: e.value):
+        if not point.value.startswith("statmechlearn."):
             continue
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        for value in vars(module).values():
-            if isinstance(value, FigureSpec) and value.name not in seen:
-                seen[value.name] = (module.__name__, value)
+        package = importlib.import_module(point.value)
+        names = [package.__name__]
+        if hasattr(package, "__path__"):
+            prefix = package.__name__ + "."
+            names += sorted(m.name for m in pkgutil.walk_packages(package.__path__, prefix))
+        for name in names:
+            module = importlib.import_module(name)
+            for value in vars(module).values():
+                if isinstance(value, FigureSpec) and value.name not in seen:
+                    seen[value.name] = (module.__name__, value)
     return [seen[name] for name in sorted(seen)]
 
 

@@ -11,8 +11,9 @@ import statmechlearn
 
 __all__ = ["public_estimators", "public_functions", "public_modules"]
 
-# The experiment stack is not part of the numeric API the conventions are about.
-_SKIP = ("statmechlearn.experiments", "statmechlearn.cli")
+# The experiment stack and the papers' figures are not part of the numeric API the
+# conventions are about.
+_SKIP = ("statmechlearn.experiments", "statmechlearn.papers", "statmechlearn.cli")
 
 
 def public_modules():

@@ -9,7 +9,7 @@ import xarray as xr
 from scipy import stats
 
 from statmechlearn.experiments import Check, Derived, Measurement, measure
-from statmechlearn.experiments._spec import critical_value, printed_number
+from statmechlearn.experiments._checks import critical_value, printed_number
 
 
 def _dataset(sim, theory=1.0, done=None, peers=None):

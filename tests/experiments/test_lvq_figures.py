@@ -8,7 +8,7 @@ import pytest
 import xarray as xr
 
 from statmechlearn.experiments import Derived, evaluate_checks, get, run_experiment
-from statmechlearn.experiments.lvq_beyond import _escape_time
+from statmechlearn.papers.lvq.beyond import _escape_time
 
 matplotlib.use("Agg")
 

@@ -8,11 +8,7 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.maxent_coding import (
-    binary_entropy,
-    capacity_closed_form,
-    planted_bumps,
-)
+from statmechlearn.papers.maxent.coding import binary_entropy, capacity_closed_form, planted_bumps
 
 matplotlib.use("Agg")
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.maxent_embedding import swiss_roll
+from statmechlearn.papers.maxent.embedding import swiss_roll
 
 matplotlib.use("Agg")
 

@@ -8,11 +8,9 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.maxent_clustering import (
-    _accuracy,
-    _step_on_grid,
-    texture_mosaic,
-)
+from statmechlearn.papers.shared import matched_accuracy
+from statmechlearn.papers.maxent.critical import _step_on_grid
+from statmechlearn.papers.maxent.texture import texture_mosaic
 
 matplotlib.use("Agg")
 
@@ -52,7 +50,7 @@ def test_figures_run_and_pass_their_checks(tmp_path, name):
 
 
 def test_critical_temperature_limit_is_continuous_at_the_bbp_threshold():
-    from statmechlearn.experiments.maxent_clustering import critical_temperature_limit
+    from statmechlearn.papers.maxent.finite_size import critical_temperature_limit
 
     gamma = 0.5
     at = math.sqrt(gamma)
@@ -66,7 +64,7 @@ def test_critical_temperature_limit_is_continuous_at_the_bbp_threshold():
 def test_critical_temperature_ladder_extrapolates_to_random_matrix_theory():
     # exact eigenvalues of many samples at two sizes: the 1/N fit's intercept is 7.5
     from statmechlearn.experiments._finite_size import extrapolate
-    from statmechlearn.experiments.maxent_clustering import critical_temperature_limit
+    from statmechlearn.papers.maxent.finite_size import critical_temperature_limit
 
     rng = np.random.default_rng(11)
     sizes = (40, 80, 160)

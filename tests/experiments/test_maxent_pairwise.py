@@ -9,7 +9,7 @@ import pytest
 
 from statmechlearn.cluster import least_angle_cost
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.maxent_pairwise import (
+from statmechlearn.papers.maxent.pairwise import (
     _least_angle_enumerated,
     planted_directions,
     stochastic_block_model,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.maxent_phase import (
+from statmechlearn.papers.maxent.phase import (
     _one_small_cell_gain,
     _staircase,
     _transitions,

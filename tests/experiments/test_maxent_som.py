@@ -9,7 +9,7 @@ import pytest
 from scipy import integrate
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.maxent_som import (
+from statmechlearn.papers.maxent.som import (
     _chain_quantization_error,
     _corner_integral,
     chain_fixed_point,

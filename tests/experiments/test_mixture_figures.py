@@ -8,7 +8,8 @@ import pytest
 
 from statmechlearn.cluster import two_centre_fixed_points
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.mixture_barkai import _crossings, annealed_fixed_points
+from statmechlearn.papers.mixture.fig4 import _crossings
+from statmechlearn.papers.mixture._common import annealed_fixed_points
 from statmechlearn.models import TwoGaussians
 
 matplotlib.use("Agg")

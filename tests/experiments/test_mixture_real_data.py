@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.mixture_real_data import measured_critical_temperature
+from statmechlearn.papers.shared import measured_critical_temperature
 from statmechlearn.theory.annealing import critical_temperature
 
 matplotlib.use("Agg")

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from statmechlearn._core.exceptions import ConvergenceWarning
-from statmechlearn.experiments import outliers_dietrich as od
+from statmechlearn.papers.outliers import _common as od
+from statmechlearn.papers.outliers import fig2
 
 
 @pytest.fixture(autouse=True)
@@ -37,15 +38,15 @@ def test_eta_learning_lost_is_inside_the_bracket_and_consistent():
 
 
 def test_fig2_sizes_and_seeds():
-    full = od.FIG2.settings["full"]
-    assert od.fig2_n_features(200.0, full) == 500
-    assert od.fig2_n_features(2000.0, full) == 50
-    assert od.fig2_n_features(2000.0, full) * 2000.0 <= full["max_examples"]
-    quick = od.FIG2.settings["quick"]
-    assert od.FIG2.seeds_at({"eta": 0.0, "alpha": 20.0}, "quick") == quick["n_seeds"]
-    assert od.FIG2.seeds_at({"eta": 0.0, "alpha": 35.566}, "quick") == 0
-    assert od.FIG2.seeds_at({"eta": 4.0, "alpha": 2.0}, "full") == 0
-    assert od.FIG2.seeds_at({"eta": 0.0, "alpha": 2000.0}, "full") == full["n_seeds"]
+    full = fig2.FIG2.settings["full"]
+    assert fig2.fig2_n_features(200.0, full) == 500
+    assert fig2.fig2_n_features(2000.0, full) == 50
+    assert fig2.fig2_n_features(2000.0, full) * 2000.0 <= full["max_examples"]
+    quick = fig2.FIG2.settings["quick"]
+    assert fig2.FIG2.seeds_at({"eta": 0.0, "alpha": 20.0}, "quick") == quick["n_seeds"]
+    assert fig2.FIG2.seeds_at({"eta": 0.0, "alpha": 35.566}, "quick") == 0
+    assert fig2.FIG2.seeds_at({"eta": 4.0, "alpha": 2.0}, "full") == 0
+    assert fig2.FIG2.seeds_at({"eta": 0.0, "alpha": 2000.0}, "full") == full["n_seeds"]
 
 
 def test_hard_fss_seeds():

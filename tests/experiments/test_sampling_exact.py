@@ -8,13 +8,8 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.sampling_exact import (
-    _die_exact,
-    _enumerate,
-    _fixed_problem,
-    _gauss_exact,
-    _poisson_deviation,
-)
+from statmechlearn.papers.maxent.inference import _die_exact, _gauss_exact, _poisson_deviation
+from statmechlearn.papers.sampling.exact_gibbs import _enumerate, _fixed_problem
 
 matplotlib.use("Agg")
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.sampling_mean_field import _regions, horse_image
+from statmechlearn.papers.sampling.mean_field import _regions, horse_image
 
 matplotlib.use("Agg")
 

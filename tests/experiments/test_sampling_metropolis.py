@@ -9,7 +9,7 @@ import pytest
 from scipy import integrate, stats
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.sampling_metropolis import _acceptance_exact, _ess_limit
+from statmechlearn.papers.sampling.metropolis import _acceptance_exact, _ess_limit
 
 matplotlib.use("Agg")
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.experiments.model_selection import _TRUE_K, _pick_rates, simulate_setting
+from statmechlearn.papers.selection._common import _TRUE_K, simulate_setting
+from statmechlearn.papers.selection.comparison import _pick_rates
 
 matplotlib.use("Agg")
 

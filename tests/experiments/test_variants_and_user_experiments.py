@@ -29,8 +29,8 @@ from statmechlearn.experiments._variants import (
     make_variant,
     overridable,
     parse_assignments,
-    register_stored_variants,
 )
+from statmechlearn.experiments._variant_store import register_stored_variants
 
 runner = CliRunner()
 TUTORIAL = Path(__file__).parents[2] / "docs" / "user_experiments.md"
@@ -59,15 +59,17 @@ def _tutorial_code():
 # ------------------------------------------------------------- entry points ----
 
 
-def test_every_experiment_module_is_an_entry_point():
-    modules = {
-        f"statmechlearn.experiments.{m.name}"
-        for m in pkgutil.iter_modules(experiments.__path__)
-        if not m.name.startswith("_")
+def test_every_paper_package_is_an_entry_point():
+    import statmechlearn.papers as papers_package
+
+    packages = {
+        f"statmechlearn.papers.{m.name}"
+        for m in pkgutil.iter_modules(papers_package.__path__)
+        if m.ispkg
     }
     points = importlib.metadata.entry_points(group=_registry.ENTRY_POINT_GROUP)
     listed = {e.value for e in points if e.value.startswith("statmechlearn.")}
-    assert modules and listed == modules, "add the new module to pyproject.toml's entry points"
+    assert packages and listed == packages, "add the new paper to pyproject.toml's entry points"
 
 
 def _plugin_source():

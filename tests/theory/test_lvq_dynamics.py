@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from statmechlearn.experiments.lvq_biehl import simulate_learning_curve
+from statmechlearn.papers.lvq._common import simulate_learning_curve
 from statmechlearn.theory.lvq_dynamics import (
     WTA_ALGORITHMS,
     generalization_error,

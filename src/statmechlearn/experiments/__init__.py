@@ -1,12 +1,32 @@
-"""Paper figures and tables as data: grid, theory, simulation, plot, checks.
+"""The engine for theory-versus-simulation figures; it knows no paper.
 
-Public entry points
--------------------
+An experiment is data: a :class:`FigureSpec` (grid, cell functions, plot,
+checks) defined at module level in a module that the ``statmechlearn.experiments``
+entry-point group lists; the package's own papers (``statmechlearn.papers``)
+register exactly so, and so can a user's package or a file (``--module``).
+Everything an experiment author needs is imported from here.
+
+Defining experiments
+--------------------
+FigureSpec, Check, Derived, Measurement, measure, select, MODES
+    The spec and the checks that judge it (theory against simulation, a
+    number from the whole dataset against a target or the paper).
+PaperSection, Reference
+    A paper's heading and references in the report.
+padded, seeds_for
+    Cells of variable length; more seeds at small N on a ladder of sizes.
+mean_se, subplots, plot_theory, plot_simulation, simulation_label
+    The house style of figures: theory as lines, simulation as markers ± SE.
+extrapolate_dataset, ladder_checks, plot_extrapolation
+    Finite-size ladders: the ``a + b N^-p`` fit, its checks and its plot.
+
+Running and reporting
+---------------------
 run_experiment, run_experiments
     Compute missing cells into the store.
 write_report
     Build the HTML report from the store.
-get, names, papers, specs_for, register, load_module, module_names
+get, names, papers, paper_section, specs_for, register, load_module, module_names
     The registry of figure specs, and experiments of your own (a file, or a
     package's ``statmechlearn.experiments`` entry point).
 make_variant, parse_assignments, overridable, register_variant, save_variant,
@@ -14,6 +34,30 @@ register_stored_variants
     A paper figure at other parameter values (``statmechlearn run --set``).
 """
 
+from statmechlearn.experiments._cells import padded
+from statmechlearn.experiments._checks import (
+    MODES,
+    Check,
+    CheckResult,
+    Derived,
+    Measurement,
+    measure,
+    select,
+)
+from statmechlearn.experiments._finite_size import (
+    extrapolate_dataset,
+    ladder_checks,
+    plot_extrapolation,
+    seeds_for,
+)
+from statmechlearn.experiments._plotting import (
+    mean_se,
+    plot_simulation,
+    plot_theory,
+    simulation_label,
+    subplots,
+)
+from statmechlearn.experiments._references import PaperSection, Reference
 from statmechlearn.experiments._registry import (
     ENTRY_POINT_GROUP,
     UnknownExperimentError,
@@ -21,6 +65,7 @@ from statmechlearn.experiments._registry import (
     load_module,
     module_names,
     names,
+    paper_section,
     papers,
     register,
     specs_for,
@@ -32,24 +77,18 @@ from statmechlearn.experiments._runner import (
     run_experiment,
     run_experiments,
 )
-from statmechlearn.experiments._spec import (
-    MODES,
-    Check,
-    CheckResult,
-    Derived,
-    FigureSpec,
-    Measurement,
-    measure,
-)
+from statmechlearn.experiments._spec import FigureSpec
 from statmechlearn.experiments._store import ResultStore, result_key
+from statmechlearn.experiments._variant_store import (
+    register_stored_variants,
+    register_variant,
+    save_variant,
+)
 from statmechlearn.experiments._variants import (
     OverrideError,
     make_variant,
     overridable,
     parse_assignments,
-    register_stored_variants,
-    register_variant,
-    save_variant,
 )
 
 __all__ = [
@@ -61,21 +100,31 @@ __all__ = [
     "FigureSpec",
     "Measurement",
     "OverrideError",
+    "PaperSection",
+    "Reference",
     "ReportSummary",
     "ResultStore",
     "RunSummary",
     "SchedulerUnavailableError",
     "UnknownExperimentError",
     "evaluate_checks",
+    "extrapolate_dataset",
     "get",
+    "ladder_checks",
     "load_module",
     "make_variant",
+    "mean_se",
     "measure",
     "module_names",
     "names",
     "overridable",
+    "padded",
+    "paper_section",
     "papers",
     "parse_assignments",
+    "plot_extrapolation",
+    "plot_simulation",
+    "plot_theory",
     "register",
     "register_stored_variants",
     "register_variant",
@@ -83,6 +132,10 @@ __all__ = [
     "run_experiment",
     "run_experiments",
     "save_variant",
+    "seeds_for",
+    "select",
+    "simulation_label",
     "specs_for",
+    "subplots",
     "write_report",
 ]

@@ -39,8 +39,9 @@ __all__ = [
 
 _PACKAGE = "statmechlearn"
 _EXPERIMENTS = "statmechlearn.experiments"
-#: Top-level modules of users' experiments (a file loaded by path, a package listed under the
-#: entry points): followed function by function, like the package's own experiment modules.
+#: Experiment modules and packages outside the engine (a paper package, a user's package listed
+#: under the entry points, a file loaded by path): followed function by function, like the
+#: engine's own helpers.
 _USER_EXPERIMENTS = set()
 #: Libraries whose versions are part of every key (they compute the numbers).
 NUMERIC_LIBRARIES = ("numpy", "scipy", "numba", "scikit-learn")
@@ -61,25 +62,30 @@ def _strip_docstrings(tree):
 
 
 def follow_functions_in(name):
-    """Fingerprint a user's experiment module (and its submodules) function by function.
+    """Fingerprint an experiment module (and its submodules) function by function.
 
-    Without this a cell function outside the package would not be covered
-    at all, and an edited user experiment would be served its old numbers.
+    Without this a cell function outside the engine would be hashed as a
+    whole module (or, outside the package, not at all), and an edited user
+    experiment would be served its old numbers.
 
     Parameters
     ----------
     name : str
-        Top-level module name (``"my_exp"`` for a file ``my_exp.py``, the
-        package name for an installed package).
+        Module or package name: ``"my_exp"`` for a file ``my_exp.py``, a
+        user's top-level package, or one of this package's paper packages
+        (``"statmechlearn.papers.lvq"``); its submodules are included.
     """
-    _USER_EXPERIMENTS.add(name.partition(".")[0])
+    _USER_EXPERIMENTS.add(name)
     # a file loaded again after an edit must be read again
     for cached in (_module_source, _module_node, module_closure):
         cached.cache_clear()
 
 
 def _in_experiments(module):
-    return module.startswith(_EXPERIMENTS) or module.partition(".")[0] in _USER_EXPERIMENTS
+    if module.startswith(_EXPERIMENTS):
+        return True
+    parts = module.split(".")
+    return any(".".join(parts[:i]) in _USER_EXPERIMENTS for i in range(1, len(parts) + 1))
 
 
 def _digest(text):

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from statmechlearn.experiments._spec import Derived, Measurement, _select
+from statmechlearn.experiments._checks import Derived, Measurement, select
 
 __all__ = [
     "FORMS",
@@ -285,8 +285,8 @@ def extrapolate_dataset(ds, var, *, sel=None, form="1/N", dim="n_features"):
     Extrapolation
     """
     sel = dict(sel or {})
-    values = _select(ds[var], sel, keep=(dim, "seed")).transpose(dim, "seed")
-    done = _select(ds["sim_done"], sel, keep=(dim, "seed")).transpose(dim, "seed")
+    values = select(ds[var], sel, keep=(dim, "seed")).transpose(dim, "seed")
+    done = select(ds["sim_done"], sel, keep=(dim, "seed")).transpose(dim, "seed")
     data = np.where(done.values, values.values, np.nan)
     # a finished run with a NaN value is a failure, not a missing run
     nan_done = done.values & np.isnan(values.values)
@@ -303,7 +303,7 @@ def _theory_value(theory, ds):
         # the theory does not depend on N: any rung's value
         if "n_features" in da.dims:
             da = da.isel(n_features=0)
-        return float(_select(da, sel, keep=()).values)
+        return float(select(da, sel, keep=()).values)
     return float(theory)
 
 

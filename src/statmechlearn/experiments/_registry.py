@@ -1,11 +1,12 @@
 """Registry of figure specs, discovered through the ``statmechlearn.experiments`` entry points.
 
-Discovery is one-way: an experiment module (the package's paper modules and
-any module a user's package lists under the entry-point group
-``statmechlearn.experiments``) only defines its :class:`FigureSpec`
-instances at module level and imports nothing from here; the first query
-loads every module the group lists and collects the specs, so the registry
-imports no paper module by name. :func:`load_module` adds the specs of a
+Discovery is one-way: an experiment module (the package's paper packages
+and any module or package a user's package lists under the entry-point
+group ``statmechlearn.experiments``) only defines its :class:`FigureSpec`
+instances, and at most one :class:`PaperSection` per paper key, at module
+level and imports nothing from here; the first query loads every module the
+group lists (every submodule of a listed package) and collects them, so the
+registry imports no paper module by name. :func:`load_module` adds the specs of a
 Python file given by its path (``--module my_experiment.py``), and
 :func:`register` a spec built at run time (a test's variant).
 """
@@ -15,11 +16,13 @@ import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
+import pkgutil
 import sys
 import warnings
 from pathlib import Path
 
 from statmechlearn.experiments._fingerprint import follow_functions_in
+from statmechlearn.experiments._references import PaperSection
 from statmechlearn.experiments._spec import FigureSpec
 
 __all__ = [
@@ -29,6 +32,7 @@ __all__ = [
     "load_module",
     "module_names",
     "names",
+    "paper_section",
     "papers",
     "register",
     "specs_for",
@@ -42,6 +46,8 @@ _OWN = "statmechlearn."
 _SPECS = {}
 #: name -> where the spec came from, for the error on a name defined twice
 _ORIGIN = {}
+#: paper key -> its section of the report, as the paper's package defines it
+_SECTIONS = {}
 #: resolved path of a module loaded by load_module -> (SHA-256 of its source, module)
 _FILES = {}
 _discovered = False
@@ -98,14 +104,47 @@ def register(spec):
     return _add(spec, "register()")
 
 
+def _add_section(section, origin):
+    held = _SECTIONS.get(section.key)
+    if held is not None and held != section:
+        raise ValueError(
+            f"paper key {section.key!r} has two different PaperSections (the second in "
+            f"{origin}); define one per paper"
+        )
+    _SECTIONS[section.key] = section
+
+
 def _collect(module):
-    """Add the module-level specs of ``module``; return their names."""
+    """Add the module-level specs and paper sections of ``module``; return the specs' names."""
     found = []
     for value in vars(module).values():
         # a spec imported from another experiment module is the same object: _add keeps one
         if isinstance(value, FigureSpec):
             found.append(_add(value, f"module {module.__name__}").name)
+        elif isinstance(value, PaperSection):
+            _add_section(value, f"module {module.__name__}")
     return found
+
+
+def _modules_of(module):
+    """``module`` and, when it is a package, every module inside it (sorted by name)."""
+    out = [module]
+    if hasattr(module, "__path__"):
+        prefix = module.__name__ + "."
+        for info in sorted(pkgutil.walk_packages(module.__path__, prefix), key=lambda m: m.name):
+            out.append(importlib.import_module(info.name))
+    return out
+
+
+def _followed(name):
+    """What to fingerprint function by function for an entry point's module ``name``.
+
+    A user's top-level package as a whole; inside this package only the
+    listed paper package (its theory, models and estimators are hashed as
+    whole modules, as any library code a cell reaches).
+    """
+    top = name.partition(".")[0]
+    return name if f"{top}." == _OWN else top
 
 
 def _entry_points():
@@ -135,6 +174,8 @@ def _load():
         own = point.value.startswith(_OWN)
         try:
             module = point.load()
+            follow_functions_in(_followed(module.__name__))
+            modules = _modules_of(module)
         except Exception as exc:
             if own:
                 raise
@@ -145,9 +186,8 @@ def _load():
                 stacklevel=3,
             )
             continue
-        if not own:
-            follow_functions_in(module.__name__.partition(".")[0])
-        _collect(module)
+        for each in modules:
+            _collect(each)
     _discovered = True
 
 
@@ -266,6 +306,25 @@ def papers():
     for spec in _SPECS.values():
         out.setdefault(spec.paper, []).append(spec.name)
     return {k: sorted(v) for k, v in sorted(out.items())}
+
+
+def paper_section(key):
+    """The report section of paper ``key``, as its package defines it.
+
+    A key whose package defines no :class:`PaperSection` gets one with the
+    key as its heading and no references.
+
+    Parameters
+    ----------
+    key : str
+        A paper key (``FigureSpec.paper``).
+
+    Returns
+    -------
+    PaperSection
+    """
+    _load()
+    return _SECTIONS.get(key) or PaperSection(key, key, ())
 
 
 def get(name):

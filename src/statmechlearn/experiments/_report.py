@@ -27,7 +27,6 @@ from markupsafe import Markup
 from statmechlearn.experiments import _registry
 from statmechlearn.experiments._finite_size import LIMIT_MARK
 from statmechlearn.experiments._notation import notation_html
-from statmechlearn.experiments._papers import PAPERS, paper_section
 from statmechlearn.experiments._provenance import provenance
 from statmechlearn.experiments._runner import missing_requirements
 from statmechlearn.experiments._spec import FigureSpec
@@ -406,8 +405,8 @@ def _variant_heading(spec):
 
 
 def _paper_order(keys):
-    known = [k for k in PAPERS if k in keys]
-    return known + sorted(k for k in keys if k not in PAPERS)
+    """Paper keys in their sections' order, ties and unordered keys by key."""
+    return sorted(keys, key=lambda k: (_registry.paper_section(k).order, k))
 
 
 def _arrange(entries):
@@ -426,7 +425,7 @@ def _arrange(entries):
             ordered.extend(v for v in variants if v["variant_of"] == base["name"])
         # a variant whose base is not in this report closes the section
         ordered.extend(v for v in variants if v not in ordered)
-        section = paper_section(key)
+        section = _registry.paper_section(key)
         sections.append(
             {
                 "key": key,

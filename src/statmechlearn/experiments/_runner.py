@@ -23,10 +23,10 @@ import xarray as xr
 
 from statmechlearn._core.rng import cell_generator
 from statmechlearn._core.validation import check_int
+from statmechlearn.experiments._checks import MODES
 from statmechlearn.experiments._fingerprint import peer_versions
 from statmechlearn.experiments._progress import progress_reporter
 from statmechlearn.experiments._provenance import run_provenance
-from statmechlearn.experiments._spec import MODES
 from statmechlearn.experiments._store import ResultStore, key_digest, result_key, spec_hash
 
 __all__ = [

@@ -1,0 +1,280 @@
+"""Gap statistic, stability, BIC and posterior agreement compared on the same data."""
+
+import math
+
+import numpy as np
+
+from statmechlearn.experiments import (
+    Derived,
+    FigureSpec,
+    Measurement,
+    measure,
+    subplots,
+)
+from statmechlearn.papers.selection._common import (
+    _K_MAX,
+    _TRUE_K,
+    CITATION,
+    PAPER,
+    _binomial,
+    simulate_setting,
+)
+
+__all__ = ["COMPARISON"]
+
+
+#: Posterior agreement as the library chooses k (argmax over k of the capacity maximised over
+#: beta), with the notes' labeling codebook and the protocol's permutation codebook; and the
+#: labeling codebook with a parsimony rule (the smallest k within one SE of the largest capacity)
+_PA = {"PA, labelings": "labelings", "PA, permutations": "permutations"}
+
+
+_PA_1SE = "PA, labelings, 1-SE"
+
+
+_METHODS = ("gap", "stability", "BIC", *_PA, _PA_1SE)
+
+
+_OTHERS = ("gap", "stability", "BIC")
+
+
+_COMPARISON_SETTINGS = (
+    "four sharp blobs",
+    "four blurred blobs",
+    "three clusters, 2-D",
+    "wine, standardised",
+    "null, 2-D uniform",
+)
+
+
+def _comparison_simulation(point, settings, rng):
+    import warnings
+
+    from sklearn.cluster import KMeans
+
+    from statmechlearn.model_selection import (
+        gap_statistic,
+        information_criterion_curve,
+        posterior_agreement,
+        stability,
+    )
+
+    X = simulate_setting(point["setting"], rng)
+    # one clusterer for every criterion: the comparison is of the criteria, not of k-means runs
+    km = KMeans(n_init=settings["n_init"])
+    ks = range(1, _K_MAX + 1)
+    stable = stability(
+        X, km, k_range=range(2, _K_MAX + 1), n_splits=settings["n_splits"], random_state=rng
+    )
+    chosen = [
+        gap_statistic(
+            X, km, k_range=ks, n_references=settings["n_references"], random_state=rng
+        ).n_clusters,
+        stable.n_clusters,
+    ]
+    k_bic, scores = information_criterion_curve(X, km, k_range=ks, random_state=rng)
+    chosen.append(int(k_bic[np.argmin(scores)]))
+    out = {"sim_instability": stable.instability}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for codebook in _PA.values():
+            res = posterior_agreement(
+                X,
+                km,
+                k_range=ks,
+                n_splits=settings["n_splits"],
+                random_state=rng,
+                codebook=codebook,
+            )
+            chosen.append(res.n_clusters)
+            if codebook == "labelings":
+                flat_se = res.capacity_se.reshape(len(res.k_values), -1)
+                flat = res.capacity.reshape(len(res.k_values), -1)
+                se = flat_se[np.arange(flat.shape[0]), np.nanargmax(flat, axis=1)]
+                out["sim_pa_capacity"] = res.max_capacity
+                out["sim_pa_capacity_se"] = np.nan_to_num(se)
+    top = int(np.argmax(out["sim_pa_capacity"]))
+    within = out["sim_pa_capacity"] >= out["sim_pa_capacity"][top] - out["sim_pa_capacity_se"][top]
+    chosen.append(int(np.flatnonzero(within)[0]) + 1)  # k_range starts at 1
+    out["sim_chosen"] = np.array(chosen, dtype=float)
+    return out
+
+
+def _picks(ds, setting, method):
+    v = ds["sim_chosen"].sel({"setting": setting, "method": method})
+    return v.values[ds["sim_done"].sel({"setting": setting}).values.astype(bool)]
+
+
+def _pick_rates(ds):
+    """``{setting: {method: fraction of seeds choosing k, for k = 1…8}}`` from a stored result."""
+    ks = np.arange(1, _K_MAX + 1)
+    return {
+        str(s): {
+            str(m): np.array([np.mean(_picks(ds, str(s), str(m)) == k) for k in ks])
+            for m in ds["method"].values
+        }
+        for s in ds["setting"].values
+    }
+
+
+def _plot_comparison(ds, ax=None):
+    settings = [str(s) for s in ds["setting"].values]
+    methods = [str(m) for m in ds["method"].values]
+    _, ax = subplots(ax, 1, len(settings), figsize=(4.2 * len(settings), 3.6))
+    ax = np.atleast_1d(ax)
+    ks = np.arange(1, _K_MAX + 1)
+    rates = _pick_rates(ds)
+    w = 0.8 / len(methods)
+    for j, setting in enumerate(settings):
+        for r, m in enumerate(methods):
+            ax[j].bar(ks + w * (r - (len(methods) - 1) / 2), rates[setting][m], width=w, label=m)
+        ax[j].axvline(_TRUE_K[setting], color="k", ls=":", lw=1, gid="guide")
+        n = int(ds["sim_done"].sel({"setting": setting}).sum())
+        ax[j].set_title(f"{setting} (true $k = {_TRUE_K[setting]}$, {n} seeds)", fontsize=8)
+        ax[j].set_xlabel("chosen $k$")
+        ax[j].set_xticks(ks)
+    ax[0].set_ylabel("fraction of seeds")
+    ax[0].legend(fontsize=6)
+    return ax
+
+
+def _comparison_checks(settings):
+    def frac(setting, method):
+        def compute(ds):
+            v = _picks(ds, setting, method)
+            p = float(np.mean(v == _TRUE_K[setting])) if v.size else math.nan
+            return Measurement(p, _binomial(p, v.size))
+
+        return compute
+
+    def overshoot_excess(setting, pa, other):
+        # paired over seeds: both criteria saw the same data set
+        def compute(ds):
+            k = _TRUE_K[setting]
+            d = (_picks(ds, setting, pa) > k).astype(float) - (_picks(ds, setting, other) > k)
+            n = d.size
+            if n < 2:
+                return Measurement(math.nan, math.nan, n)
+            var = float(d.var(ddof=1))
+            # floored at one discordant pair in n, as the binomial SE above
+            return Measurement(float(d.mean()), math.sqrt(max(var, 1.0 / n) / n))
+
+        return compute
+
+    def instability(k):
+        def compute(ds):
+            at = {"setting": "four sharp blobs"}
+            v = ds["sim_instability"].sel(at).sel(k_stability=k)
+            return measure(v.values[ds["sim_done"].sel(at).values.astype(bool)])
+
+        return compute
+
+    # Well-separated clusters split the same way in both halves at the true k (§7.3): the
+    # instability is zero there, against ~0.16 one cluster too many.
+    checks = [
+        Derived(
+            "four sharp blobs: instability S(A_k) at the true k = 4 (§7.3: zero)",
+            instability(4),
+            target=0.0,
+            scale=lambda ds: float(instability(5)(ds).value),
+            source="simulation",
+            note="resolution relative to the instability at k = 5",
+        )
+    ]
+    # a rate from a few seeds resolves little: a verdict in full mode, a measurement in quick
+    powered = settings["n_seeds"] >= 16
+    for method in _METHODS:
+        checks.append(
+            Derived(
+                f"four sharp blobs: fraction of seeds where {method} chooses k=4 (> 0.75)",
+                frac("four sharp blobs", method),
+                **({"lower": 0.75, "scale": 1.0} if powered else {"reported": True}),
+                source="simulation",
+            )
+        )
+    for setting in _COMPARISON_SETTINGS:
+        if _TRUE_K[setting] < 2:
+            continue
+        for pa in _PA:
+            for other in _OTHERS:
+                checks.append(
+                    Derived(
+                        f"{setting}: over-estimation rate P(k̂ > {_TRUE_K[setting]}), "
+                        f"{pa} − {other} (≤ 0)",
+                        overshoot_excess(setting, pa, other),
+                        **(
+                            {"upper": 0.0, "scale": 1.0, "max_resolution": 0.25}
+                            if powered
+                            else {"reported": True}
+                        ),
+                        source="simulation",
+                        note="paired over seeds (same data set); resolves a difference of "
+                        "25 points in the over-estimation rate",
+                    )
+                )
+    for setting in _COMPARISON_SETTINGS:
+        for method in _METHODS:
+            checks.append(
+                Derived(
+                    f"{setting}: fraction choosing the true k, {method}",
+                    frac(setting, method),
+                    source="simulation",
+                    reported=True,
+                )
+            )
+    return checks
+
+
+COMPARISON = FigureSpec(
+    name="selection-comparison",
+    paper=PAPER,
+    citation=CITATION,
+    figure="§7–8: gap vs stability vs BIC vs posterior agreement",
+    caption=(
+        "How often each criterion chooses each k (k = 1…8; stability k ≥ 2; bars: fraction "
+        "of seeds, dotted line: the true k) on the same data set per seed: four sharp blobs "
+        "(σ = 0.7, centres 6 apart), four blurred blobs (σ = 2), Tibshirani's three clusters, "
+        "150 random rows of scikit-learn's wine data (standardised, 3 cultivars) and a 2-D "
+        "null. Criteria, all with the same k-means: the gap statistic (Tibshirani's 1-SE "
+        "rule, §7.2), stability (§7.3, nearest-centroid transfer), BIC of the spherical "
+        "mixture, and posterior agreement (§8, Boltzmann weights, β maximising the "
+        "capacity, k maximising max_β I) with the notes' labeling codebook |C| = kⁿ and with "
+        "the protocol's permutation codebook (§8.4); 'PA, labelings, 1-SE' takes the "
+        "smallest k within one SE (over splits) of the largest capacity. Posterior agreement "
+        "as argmax over k over-estimates k, and the checks (paired over seeds: its rate of "
+        "k̂ > k_true minus each other criterion's, ≤ 0) fail in full mode. Why, measured "
+        "(full mode, mean max_β I over 40 seeds, nats/object): duplicating a code vector "
+        "leaves the capacity unchanged (two soft halves of a cluster give Σ_ν p′p″ = 1/2, "
+        "cancelling the log 2 of the larger codebook), so on four sharp blobs I = 1.386 = "
+        "log 4 at k = 4 and 1.30, 1.27, 1.32, 1.384 at k = 5…8: a tie that noise breaks "
+        "upwards in half the seeds; on the three clusters (I = 1.09 at k = 3, 1.23 at "
+        "k = 8), blurred blobs and wine the k-means tessellation of a cluster is itself "
+        "reproducible between halves, and I grows with k as it does on the null. The "
+        "permutation codebook changes little on the synthetic sets but picks k = 3 on 90 % "
+        "of the wine subsamples (labelings 28 %, stability 100 %); Fermi weights "
+        "(measured on two data sets, not shown) made the same choices at 5–10× the cost; "
+        "the 1-SE parsimony rule "
+        "recovers the true k most often on sharp blobs but not on the others. Stability "
+        "is undefined at k = 1, posterior agreement can choose k = 1 only on a tie."
+    ),
+    grid={"setting": _COMPARISON_SETTINGS},
+    settings={
+        "quick": {"n_seeds": 6, "n_references": 10, "n_splits": 3, "n_init": 2},
+        "full": {"n_seeds": 40, "n_references": 20, "n_splits": 6, "n_init": 3},
+    },
+    outputs={
+        "sim_chosen": ("method",),
+        "sim_instability": ("k_stability",),
+        "sim_pa_capacity": ("k",),
+        "sim_pa_capacity_se": ("k",),
+    },
+    coords=lambda s: {
+        "method": np.array(_METHODS),
+        "k_stability": np.arange(2, _K_MAX + 1),
+        "k": np.arange(1, _K_MAX + 1),
+    },
+    simulation=_comparison_simulation,
+    plot=_plot_comparison,
+    checks=_comparison_checks,
+    base_seed=20261302,
+)
