@@ -14,6 +14,7 @@ from statmechlearn.linear._selection_em import (
     soft_selection_em,
 )
 from statmechlearn.models.outliers import OutlierMixture
+from statmechlearn.theory import _outlier_saddle
 from statmechlearn.theory import outliers as theory
 from statmechlearn.theory._outlier_kernels import prox_softplus, prox_softplus_numpy
 
@@ -115,7 +116,7 @@ def test_all_solutions_found_by_multistart():
     alpha, eta = 20.0, 3.9
     res = theory.soft_selection(alpha, eta, gamma=GAMMA)
     assert res.n_branches == 3
-    problem = theory._SoftProblem(alpha, GAMMA, GAMMA, True)
+    problem = _outlier_saddle._SoftProblem(alpha, GAMMA, GAMMA, True)
     rng = np.random.default_rng(0)
     for _ in range(25):
         y0 = np.log([rng.uniform(0.01, 1.2), rng.uniform(0.05, 1.5), rng.uniform(0.02, 1.0)])
