@@ -99,15 +99,15 @@ def test_the_copy_reproduces_the_installed_keys(baseline):
         ),
         # an estimator used by one simulation only
         ("lvq/_classifiers.py", "_doc", {"lvq-real-data"}),
-        # a helper of cell functions inside an experiment module: the specs that call it
+        # a helper of cell functions inside a paper package: the specs that call it
         (
-            "experiments/lvq_biehl.py",
+            "papers/lvq/_common.py",
             "simulate_learning_curve",
             {"lvq-fig2", "lvq-fig3a", "lvq-self-averaging", "lvq-fss"},
         ),
         # plots and checks compute nothing stored: editing them recomputes nothing
-        ("experiments/lvq_biehl.py", "plot_fig2", set()),
-        ("experiments/outliers_dietrich.py", "_fig4_checks", set()),
+        ("papers/lvq/fig2.py", "plot_fig2", set()),
+        ("papers/outliers/fig4_fig7.py", "_fig4_checks", set()),
     ],
 )
 def test_editing_a_function_body_changes_exactly_the_dependent_keys(

@@ -4,7 +4,7 @@ Paper key ``sparse``. Figures 1, 3 and 4 (teacher–student: replica theory,
 state evolution, the O(NM) algorithm and its leave-one-out error), the
 finite-size scaling of Fig. 4's minimum (``sparse-fss``) and
 Table 1 (colon-cancer microarray data, shipped with the package:
-:mod:`statmechlearn.experiments.sparse_bayes_colon`).
+:mod:`statmechlearn.papers.sparse.colon`).
 """
 
 import numpy as np
