@@ -133,8 +133,8 @@ def test_importing_an_estimator_imports_no_cli_stack():
         import numpy as np
         DeterministicAnnealing(n_clusters=2).fit(np.random.default_rng(0).normal(size=(50, 2)))
         stack = ("xarray", "typer", "jinja2", "h5netcdf", "matplotlib", "tqdm", "dask", "arviz")
-        print(sorted(m for m in sys.modules if m.split(".")[0] in stack
-                     or m.startswith(("statmechlearn.experiments", "statmechlearn.papers", "statmechlearn.cli"))))
+        ours = ("statmechlearn.experiments", "statmechlearn.papers", "statmechlearn.cli")
+        print(sorted(m for m in sys.modules if m.split(".")[0] in stack or m.startswith(ours)))
     """
     proc = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=ROOT

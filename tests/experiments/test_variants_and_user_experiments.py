@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import statmechlearn.experiments as experiments
 from statmechlearn.cli import app
 from statmechlearn.experiments import (
     Check,
@@ -24,13 +23,13 @@ from statmechlearn.experiments import (
     run_experiment,
 )
 from statmechlearn.experiments._store import result_key, spec_hash
+from statmechlearn.experiments._variant_store import register_stored_variants
 from statmechlearn.experiments._variants import (
     OverrideError,
     make_variant,
     overridable,
     parse_assignments,
 )
-from statmechlearn.experiments._variant_store import register_stored_variants
 
 runner = CliRunner()
 TUTORIAL = Path(__file__).parents[2] / "docs" / "user_experiments.md"

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.papers.shared import matched_accuracy
 from statmechlearn.papers.maxent.critical import _step_on_grid
 from statmechlearn.papers.maxent.texture import texture_mosaic
+from statmechlearn.papers.shared import matched_accuracy
 
 matplotlib.use("Agg")
 
@@ -26,8 +26,8 @@ def test_mosaic_is_a_latin_square_of_the_three_textures():
 
 def test_accuracy_matches_labels_up_to_renaming():
     truth = np.array([0, 0, 1, 1, 2, 2])
-    assert _accuracy(truth, np.array([2, 2, 0, 0, 1, 1])) == 1.0
-    assert _accuracy(truth, np.array([2, 2, 0, 1, 1, 1])) == pytest.approx(5 / 6)
+    assert matched_accuracy(truth, np.array([2, 2, 0, 0, 1, 1])) == 1.0
+    assert matched_accuracy(truth, np.array([2, 2, 0, 1, 1, 1])) == pytest.approx(5 / 6)
 
 
 def test_path_read_on_a_grid_holds_the_last_value_above():

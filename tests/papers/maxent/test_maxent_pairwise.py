@@ -9,11 +9,8 @@ import pytest
 
 from statmechlearn.cluster import least_angle_cost
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.papers.maxent.pairwise import (
-    _least_angle_enumerated,
-    planted_directions,
-    stochastic_block_model,
-)
+from statmechlearn.papers.maxent.least_angle import _least_angle_enumerated, planted_directions
+from statmechlearn.papers.maxent.planted_partition import stochastic_block_model
 
 matplotlib.use("Agg")
 

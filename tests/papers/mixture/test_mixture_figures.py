@@ -8,9 +8,9 @@ import pytest
 
 from statmechlearn.cluster import two_centre_fixed_points
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.papers.mixture.fig4 import _crossings
-from statmechlearn.papers.mixture._common import annealed_fixed_points
 from statmechlearn.models import TwoGaussians
+from statmechlearn.papers.mixture._common import annealed_fixed_points
+from statmechlearn.papers.mixture.fig4 import _crossings
 
 matplotlib.use("Agg")
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
-from statmechlearn.papers.sampling.structured import _high_temperature_gaps
 from statmechlearn.inference import PairwiseMRFCost, exact_gibbs, grid_graph, mean_field
+from statmechlearn.papers.sampling.structured import _high_temperature_gaps
 
 matplotlib.use("Agg")
 

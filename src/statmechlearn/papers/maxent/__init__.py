@@ -6,7 +6,8 @@ a user's package would be: the registry imports every module here and
 collects the module-level figure specs and :data:`SECTION`.
 
 Modules: rate_distortion, critical, finite_size, texture, peers, coding, embedding,
-pairwise, phase, som, inference: one figure family each.
+least_angle, planted_partition, constant_shift, phase, som, inference: one figure
+family each.
 """
 
 from statmechlearn.experiments import PaperSection
