@@ -23,8 +23,21 @@ def _shared_fixture(item):
     return min(found)[1] if found else None
 
 
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        group = _shared_fixture(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+# per item as it is collected, so the mark is there before xdist reads the marks
+def pytest_itemcollected(item):
+    group = _shared_fixture(item)
+    if group is not None:
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
+def pytest_collection_finish(session):
+    # xdist marks a grouped test by a suffix on its node id; without it every worker would
+    # compute the shared fixtures again (the quick reproduction: minutes), so say so
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    marked = [item for item in session.items if item.get_closest_marker("xdist_group")]
+    if marked and not any("@" in item.nodeid for item in marked):
+        raise pytest.UsageError(
+            "pytest-xdist did not group the tests that share a fixture (this pytest keeps node "
+            "ids where xdist cannot mark them): install the pytest pyproject.toml declares"
+        )
