@@ -1,5 +1,5 @@
-"""Fig. 1 of Biehl, Ghosh & Hammer: the data's projections and the class statistics
-of the learned prototypes.
+"""Fig. 1 of Biehl, Ghosh & Hammer: data from the model density (3) in N = 200 dimensions,
+projected onto the plane of the cluster centres and onto random planes.
 """
 
 import numpy as np

@@ -1,5 +1,6 @@
-"""Critical temperatures of deterministic, pairwise and histogram clustering against
-two lambda_max of the data's covariance.
+"""Phase transitions of maximum-entropy clustering (lecture notes §3-5): free energy and
+number of effective clusters against T / T_c for deterministic, pairwise and histogram
+clustering on one data set.
 """
 
 import math

@@ -1,5 +1,5 @@
-"""Rate distortion and the information bottleneck: the library's annealers against
-the closed forms and the Blahut-Arimoto numbers.
+"""Rate distortion and the information bottleneck (lecture notes §4.3-4.4): Blahut-Arimoto
+and the library's annealers against the closed forms.
 """
 
 import math

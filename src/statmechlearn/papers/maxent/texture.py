@@ -1,4 +1,6 @@
-"""Texture segmentation by histogram clustering on a Brodatz-like mosaic."""
+"""Texture segmentation by histogram clustering of local binary-pattern histograms (lecture
+notes §4.1).
+"""
 
 import time
 

@@ -5,6 +5,16 @@ the ``statmechlearn.experiments`` entry-point group as a package, exactly as
 a user's package would be: the registry imports every module here and
 collects the module-level figure specs and :data:`SECTION`.
 
+Theory: :mod:`statmechlearn.theory.ml_mixture` (zero-temperature RS).
+Simulation: data from :class:`statmechlearn.models.TwoGaussians`, local maxima
+of the likelihood by the library's batched deterministic-annealing kernel
+(:func:`statmechlearn.cluster.two_centre_fixed_points`, the fixed points of
+:class:`~statmechlearn.cluster.EqualWidthMixture`); deterministic annealing is
+the library's :class:`~statmechlearn.cluster.EqualWidthMixture`, annealed down
+to each width; random starts draw ``dU_0 ~ N(0, I/N)``. ``mixture-fss`` runs
+the same cells at a ladder of N and extrapolates to N → ∞
+(:mod:`statmechlearn.experiments._finite_size`).
+
 Modules: fig1 ... fig4, finite_size: the paper's figures and the saddle point over a ladder
 of N; real_data: critical temperatures of deterministic annealing on real data.
 """

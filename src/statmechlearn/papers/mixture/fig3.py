@@ -1,5 +1,5 @@
-"""Fig. 3 of Barkai & Sompolinsky: deterministic annealing in sigma against the
-saddle point, from the library's own estimator.
+"""Fig. 3 of Barkai & Sompolinsky: the overlap r with the true splitting direction against
+sigma, deterministic annealing (the library's estimator) beside the saddle point.
 """
 
 import math

@@ -1,5 +1,5 @@
-"""Fig. 3 of Dietrich & Opper: where soft selection beats Hebb (the relief map over
-alpha and eta).
+"""Fig. 3 of Dietrich & Opper: the order parameters R and Q of the soft-selection MAP (the
+global minimum of the replica free energy) over a grid of alpha and eta.
 """
 
 import numpy as np

@@ -1,4 +1,6 @@
-"""Fig. 5 of Dietrich & Opper: hard selection's first-order transition against eta."""
+"""Fig. 5 of Dietrich & Opper: hysteresis of soft selection at alpha = 20, eta raised and
+lowered step by step against every branch of the saddle point.
+"""
 
 import math
 

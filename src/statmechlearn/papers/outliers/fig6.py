@@ -1,5 +1,5 @@
-"""Fig. 6 of Dietrich & Opper: eta_0 and eta_c of hard selection against alpha, with
-the eta at which a teacher-started EM loses learning.
+"""Fig. 6 of Dietrich & Opper: the thresholds of hard selection against alpha (eta_c, eta_0,
+and the eta at which EM started from the teacher stops learning).
 """
 
 import numpy as np
