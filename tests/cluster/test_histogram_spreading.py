@@ -96,9 +96,14 @@ def test_kl_cost_is_permutation_invariant_but_spreading_is_not():
         a = HistogramClustering(3, **kw).fit(X)
         b = HistogramClustering(3, **kw).fit(X[:, perm])
         if invariant:
-            np.testing.assert_array_equal(a.labels_, b.labels_)
+            # the same partition; which cluster is called 0, 1 or 2 may differ, since the
+            # permuted sums round differently and the annealing splits in another order
+            match = {int(i): int(j) for i, j in zip(b.labels_, a.labels_, strict=True)}
+            np.testing.assert_array_equal([match[int(i)] for i in b.labels_], a.labels_)
+            assert sorted(match.values()) == sorted(set(a.labels_.tolist()))
             assert a.cost_ == pytest.approx(b.cost_, rel=1e-12)
-            np.testing.assert_allclose(a.cluster_histograms_[:, perm], b.cluster_histograms_)
+            order = [match[j] for j in range(len(match))]
+            np.testing.assert_allclose(a.cluster_histograms_[order][:, perm], b.cluster_histograms_)
         else:
             assert abs(a.cost_ - b.cost_) > 1e-3
 

@@ -177,7 +177,7 @@ def test_key_names_libraries_peers_and_code(small_spec, monkeypatch):
     key = result_key(small_spec, "quick")
     assert {"numpy", "scipy", "numba", "scikit-learn", "python"} <= set(key["libraries"])
     assert any(k.endswith("theory.lvq_dynamics") for k in key["code"])
-    assert any(k.endswith("lvq_biehl._fig2_simulation") for k in key["code"])
+    assert any(k.endswith("papers.lvq.fig2._fig2_simulation") for k in key["code"])
     before = spec_hash(small_spec, "quick")
     with_peer = dataclasses.replace(small_spec, peers=("minisom",))
     monkeypatch.setattr(_store, "peer_versions", lambda peers: dict.fromkeys(peers))

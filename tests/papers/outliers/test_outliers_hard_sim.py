@@ -7,7 +7,7 @@ import pytest
 
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn.papers.outliers import _common as od
-from statmechlearn.papers.outliers import fig2
+from statmechlearn.papers.outliers import fig2, finite_size
 
 
 @pytest.fixture(autouse=True)
@@ -50,7 +50,7 @@ def test_fig2_sizes_and_seeds():
 
 
 def test_hard_fss_seeds():
-    spec = od.HARD_FSS
+    spec = finite_size.HARD_FSS
     assert spec.seeds_at({"n_features": 200}, "quick") == 0
     assert spec.seeds_at({"n_features": 25}, "quick") == spec.settings["quick"]["n_seeds"]
     assert spec.seeds_at({"n_features": 200}, "full") >= 2
