@@ -1,13 +1,29 @@
-"""Suite-wide set-up: keep expensive shared fixtures on one xdist worker.
+"""Suite-wide set-up: the suite on every core, expensive shared fixtures computed once.
 
-``make test`` runs the suite on every core with pytest-xdist (``-n auto
---dist loadgroup``). A session- or module-scoped fixture of the suite's own
-(the real ``reproduce all --quick`` run, a module's package copy) would be
-computed once per worker that runs a test needing it; grouping those tests
-on one worker computes it once, as a serial run does.
+``make test`` runs the suite with pytest-xdist (``-n auto --dist loadgroup``).
+
+- A session- or module-scoped fixture of the suite's own would be computed
+  once per worker that runs a test needing it; the tests that share one are
+  grouped on one worker, so it is computed once, as in a serial run.
+- The real main job, ``reproduce all --quick`` (``quick_results``, minutes),
+  starts in a background process as soon as the workers have collected, so
+  it runs beside the rest of the suite from the first second instead of
+  holding one worker; the tests that read it wait for it to finish.
 """
 
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
+
+#: The fixture the background run serves, and the command it runs.
+QUICK_FIXTURE = "quick_results"
+QUICK_COMMAND = ("reproduce", "all", "--quick", "--n-jobs", "2")
+#: Folder of the background run, below the controller's base temporary directory.
+QUICK_DIR = "quick-reproduction"
 
 
 def _shared_fixture(item):
@@ -41,3 +57,92 @@ def pytest_collection_finish(session):
             "pytest-xdist did not group the tests that share a fixture (this pytest keeps node "
             "ids where xdist cannot mark them): install the pytest pyproject.toml declares"
         )
+
+
+def _start_quick_run(config):
+    folder = Path(config._tmp_path_factory.getbasetemp()) / QUICK_DIR
+    folder.mkdir()
+    out, log = folder / "results", folder / "output.log"
+    # the exit status is written last, so its file says the run is over
+    runner = (
+        "import subprocess, sys\n"
+        "with open(sys.argv[1], 'w') as log:\n"
+        "    code = subprocess.call([sys.executable, '-c', "
+        "'from statmechlearn.cli import main; main()', *sys.argv[4:], '--out', sys.argv[2]],"
+        " stdout=log, stderr=subprocess.STDOUT)\n"
+        "open(sys.argv[3] + '.tmp', 'w').write(str(code))\n"
+        "import os; os.replace(sys.argv[3] + '.tmp', sys.argv[3])\n"
+    )
+    env = dict(os.environ, COLUMNS="200")
+    config._quick_process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            runner,
+            str(log),
+            str(out),
+            str(folder / "exit-status"),
+            *QUICK_COMMAND,
+        ],
+        env=env,
+    )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    config = node.config
+    if getattr(config, "_quick_process", None) is None and any(
+        f"::{QUICK_FIXTURE}" in i for i in ids
+    ):
+        _start_quick_run(config)
+
+
+def pytest_unconfigure(config):
+    process = getattr(config, "_quick_process", None)
+    if process is not None and process.poll() is None:
+        process.terminate()  # the session ended early (-x, Ctrl-C): do not leave it running
+        process.wait(timeout=30)
+
+
+class QuickRun:
+    """What the background run left: its exit status and its console output."""
+
+    def __init__(self, exit_code, output):
+        self.exit_code = exit_code
+        self.output = output
+
+
+def background_quick_run(tmp_path_factory, timeout=3600.0):
+    """``(out, QuickRun)`` of the run the controller started, or None when there is none."""
+    folder = Path(tmp_path_factory.getbasetemp()).parent / QUICK_DIR
+    if not folder.is_dir():
+        return None
+    status = folder / "exit-status"
+    deadline = time.monotonic() + timeout
+    while not status.exists():
+        if time.monotonic() > deadline:
+            pytest.fail(f"the background quick reproduction did not finish in {timeout:.0f} s")
+        time.sleep(1.0)
+    output = (folder / "output.log").read_text(encoding="utf-8", errors="replace")
+    return folder / "results", QuickRun(int(status.read_text()), output)
+
+
+@pytest.fixture(scope="session")
+def quick_results(tmp_path_factory):
+    """The real main job (`reproduce all --quick`), run once for the whole session.
+
+    Under xdist the controller starts it in the background as soon as the workers have
+    collected; without xdist it runs here, in process.
+    """
+    shared = background_quick_run(tmp_path_factory)
+    if shared is not None:
+        return shared
+    from typer.testing import CliRunner
+
+    from statmechlearn.cli import app
+
+    out = tmp_path_factory.mktemp("results")
+    result = CliRunner().invoke(
+        app, ["reproduce", "all", "--quick", "--n-jobs", "2", "--out", str(out)]
+    )
+    return out, result

@@ -1,20 +1,8 @@
 import dataclasses
 
 import pytest
-from typer.testing import CliRunner
 
-from statmechlearn.cli import app
 from statmechlearn.experiments import get
-
-
-@pytest.fixture(scope="session")
-def quick_results(tmp_path_factory):
-    """The real main job (`reproduce all --quick`), run once for the whole session."""
-    out = tmp_path_factory.mktemp("results")
-    result = CliRunner().invoke(
-        app, ["reproduce", "all", "--quick", "--n-jobs", "2", "--out", str(out)]
-    )
-    return out, result
 
 
 @pytest.fixture

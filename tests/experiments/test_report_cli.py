@@ -1,4 +1,5 @@
 import dataclasses
+import functools
 import html as html_lib
 import io
 import json
@@ -17,6 +18,7 @@ from statmechlearn.experiments import get, names, run_experiment, write_report
 runner = CliRunner()
 
 
+@functools.cache  # the stored run does not change: its checks are evaluated once
 def _kinds(out):
     """Every check's result in the stored quick run, by experiment."""
     from statmechlearn.experiments import ResultStore, evaluate_checks
