@@ -115,8 +115,9 @@ def timings_from_store(store):
     """Measured seconds per cell of every experiment a store holds a matching run of.
 
     A dataset counts when its grid and number of seeds are the current
-    spec's; its cells' own wall times (the runner records each) are
-    averaged over the cells it finished, so an interrupted run counts too.
+    spec's; its cells' own processor times (the runner records each;
+    wall times for stores written before it did) are averaged over the
+    cells it finished, so an interrupted run counts too.
     Of several datasets the one updated last wins.
 
     Parameters
@@ -156,7 +157,9 @@ def timings_from_store(store):
                 if f"{kind}_done" in ds:
                     flags = np.asarray(ds[f"{kind}_done"].values, bool)
                     done += int(flags.sum())
-                    wall += float(np.nansum(np.asarray(ds[f"{kind}_wall_s"].values)[flags]))
+                    # processor time where the store has it: a busy machine does not inflate it
+                    timed = f"{kind}_cpu_s" if f"{kind}_cpu_s" in ds else f"{kind}_wall_s"
+                    wall += float(np.nansum(np.asarray(ds[timed].values)[flags]))
         if not done:
             continue
         updated = attrs.get("updated", attrs.get("created", ""))

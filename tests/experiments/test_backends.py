@@ -9,7 +9,7 @@ from statmechlearn.experiments._runner import executor
 
 def _values(summary):
     ds = summary.dataset
-    return {v: ds[v].values for v in ds.data_vars if not v.endswith("wall_s")}
+    return {v: ds[v].values for v in ds.data_vars if not v.endswith(("wall_s", "cpu_s"))}
 
 
 def test_serial_loky_and_dask_give_identical_results(tmp_path, small_spec):

@@ -525,7 +525,7 @@ def test_cells_run_on_the_threads_the_provenance_records():
         blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
         return {"blas": max(blas), "numba": numba.get_num_threads()}
 
-    _, _, out, _ = _execute_cell(("shared", probe, {}, {}, None, ()))
+    _, _, out, *_ = _execute_cell(("shared", probe, {}, {}, None, ()))
     assert {k: int(v) for k, v in out.items()} == CELL_THREADS
 
 

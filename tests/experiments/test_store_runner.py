@@ -60,7 +60,7 @@ def test_resume_after_interruption_recomputes_only_missing(tmp_path, small_spec,
 
     resumed = run_experiment(small_spec, "quick", out=tmp_path / "run", progress=False)
     assert resumed.n_cached == 5 and resumed.n_computed == reference.n_cells - 5
-    data_vars = [v for v in reference.dataset.data_vars if not v.endswith("wall_s")]
+    data_vars = [v for v in reference.dataset.data_vars if not v.endswith(("wall_s", "cpu_s"))]
     xr.testing.assert_identical(
         _without_attrs(resumed.dataset[data_vars]), _without_attrs(reference.dataset[data_vars])
     )
@@ -105,3 +105,28 @@ def test_latest_ignores_files_of_a_changed_spec(tmp_path, small_spec):
     store = ResultStore(tmp_path / "store")
     assert store.latest(changed) is None
     assert store.latest(small_spec).attrs["n_seeds"] == 6
+
+
+def test_a_cell_records_its_processor_time_apart_from_waiting():
+    # a busy machine stretches a cell's wall time, not its processor time: list's estimates use
+    # the latter, so a run measured beside other work still says what a quiet core would take
+    import time
+
+    def waits(settings):
+        time.sleep(0.3)
+        return {"shared_x": 1.0}
+
+    *_, wall, cpu = _runner._execute_cell(("shared", waits, {}, {}, None, ()))
+    assert wall >= 0.3
+    assert 0.0 <= cpu < 0.1
+
+
+def test_a_run_stores_every_finished_cells_processor_time(tmp_path, small_spec):
+    ds = run_experiment(small_spec, "quick", out=tmp_path, progress=False).dataset
+    for kind in ("theory", "sim"):
+        cpu = ds[f"{kind}_cpu_s"].values
+        assert np.isfinite(cpu).all() and (cpu >= 0).all()
+        assert (cpu <= ds[f"{kind}_wall_s"].values + 0.05).all()
+    assert ds.attrs["cell_cpu_s_total"] == pytest.approx(
+        float(ds["theory_cpu_s"].sum() + ds["sim_cpu_s"].sum())
+    )

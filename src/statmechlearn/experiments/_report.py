@@ -320,6 +320,9 @@ def _provenance_rows(attrs, n_seeds_done):
     cell_total = attrs.get("cell_wall_s_total")
     if cell_total is not None:
         wall += f"; compute time summed over all cells {float(cell_total):.1f} s"
+    cell_cpu = attrs.get("cell_cpu_s_total")
+    if cell_cpu is not None:
+        wall += f" ({float(cell_cpu):.1f} s of processor time)"
     if recorded_libs:
         libs = _versions(recorded_libs)
     else:

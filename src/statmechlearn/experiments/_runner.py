@@ -125,12 +125,15 @@ def empty_dataset(spec, mode):
     if spec.shared is not None:
         data_vars["shared_done"] = ((), np.array(False))
         data_vars["shared_wall_s"] = ((), np.array(np.nan))
+        data_vars["shared_cpu_s"] = ((), np.array(np.nan))
     if spec.theory is not None:
         data_vars["theory_done"] = (grid_dims, np.zeros(grid_shape, dtype=bool))
         data_vars["theory_wall_s"] = (grid_dims, np.full(grid_shape, np.nan))
+        data_vars["theory_cpu_s"] = (grid_dims, np.full(grid_shape, np.nan))
     if spec.simulation is not None:
         data_vars["sim_done"] = ((*grid_dims, "seed"), np.zeros((*grid_shape, n_seeds), bool))
         data_vars["sim_wall_s"] = ((*grid_dims, "seed"), np.full((*grid_shape, n_seeds), np.nan))
+        data_vars["sim_cpu_s"] = ((*grid_dims, "seed"), np.full((*grid_shape, n_seeds), np.nan))
     key = result_key(spec, mode)
     attrs = {
         "name": spec.name,
@@ -169,6 +172,8 @@ def _execute_cell(task):
 
     kind, fn, point, settings, seed_key, index = task
     start = time.perf_counter()
+    # the cell's own processor time: what it costs on a quiet core, whatever else shares the machine
+    cpu_start = time.thread_time()
     numba_threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
@@ -182,7 +187,8 @@ def _execute_cell(task):
     finally:
         numba.set_num_threads(numba_threads)
     wall = time.perf_counter() - start
-    return kind, index, {k: np.asarray(v, dtype=float) for k, v in out.items()}, wall
+    cpu = time.thread_time() - cpu_start
+    return kind, index, {k: np.asarray(v, dtype=float) for k, v in out.items()}, wall, cpu
 
 
 def _missing_tasks(spec, mode, ds):
@@ -204,7 +210,7 @@ def _missing_tasks(spec, mode, ds):
     return tasks
 
 
-def _store_cell(spec, ds, kind, index, out, wall):
+def _store_cell(spec, ds, kind, index, out, wall, cpu):
     prefix = {"theory": "theory_", "sim": "sim_", "shared": "shared_"}[kind]
     expected = {v for v in spec.outputs if v.startswith(prefix)}
     if set(out) != expected:
@@ -216,6 +222,8 @@ def _store_cell(spec, ds, kind, index, out, wall):
         ds[var].values[index] = value
     ds[f"{prefix}done"].values[index] = True
     ds[f"{prefix}wall_s"].values[index] = wall
+    if f"{prefix}cpu_s" in ds:
+        ds[f"{prefix}cpu_s"].values[index] = cpu
 
 
 class _SerialExecutor:
@@ -407,8 +415,8 @@ def run_experiment(
             bar.write(f"{desc}: key {key[:16]}, {n_cells} cells, {cached} stored: {path}")
         try:
             with ctx as ex:
-                for kind, index, result, wall in ex.imap_unordered(_execute_cell, tasks):
-                    _store_cell(spec, ds, kind, index, result, wall)
+                for kind, index, result, wall, cpu in ex.imap_unordered(_execute_cell, tasks):
+                    _store_cell(spec, ds, kind, index, result, wall, cpu)
                     computed += 1
                     if verbose:
                         bar.write(f"{desc}: {kind} cell {index} {wall:.3g} s")
@@ -435,12 +443,17 @@ def run_experiment(
     )
 
 
+_CPU_VARS = ("shared_cpu_s", "theory_cpu_s", "sim_cpu_s")
+
+
 def _flush(store, ds, path):
     wall = 0.0
     for var in ("shared_wall_s", "theory_wall_s", "sim_wall_s"):
         if var in ds:
             wall += float(np.nansum(ds[var].values))
     ds.attrs["cell_wall_s_total"] = wall if math.isfinite(wall) else 0.0
+    cpu = sum(float(np.nansum(ds[v].values)) for v in _CPU_VARS if v in ds)
+    ds.attrs["cell_cpu_s_total"] = cpu if math.isfinite(cpu) else 0.0
     ds.attrs["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     store.save(ds, path)
 
