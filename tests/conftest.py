@@ -39,6 +39,23 @@ def _shared_fixture(item):
     return min(found)[1] if found else None
 
 
+def pytest_configure(config):
+    # An xdist worker is one of as many processes as there are cores. Were its numba and BLAS
+    # loops spread over every core too, each core would hold threads of several workers, and a
+    # parallel loop waits at every iteration for a thread that is off its core: a fixed-point
+    # iteration of DeterministicAnnealing took 150 s in the suite against 8 s alone. So each
+    # worker runs on one thread; a test that is about threads sets its own count (the numba
+    # configured maximum is still there to set).
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return
+    import numba
+    import scipy.linalg  # noqa: F401  (loads SciPy's BLAS so that the limit below reaches it)
+    from threadpoolctl import threadpool_limits
+
+    numba.set_num_threads(1)
+    config._one_thread_per_worker = threadpool_limits(limits=1)
+
+
 # per item as it is collected, so the mark is there before xdist reads the marks
 def pytest_itemcollected(item):
     group = _shared_fixture(item)
@@ -146,3 +163,17 @@ def quick_results(tmp_path_factory):
         app, ["reproduce", "all", "--quick", "--n-jobs", "2", "--out", str(out)]
     )
     return out, result
+
+
+@pytest.fixture
+def all_threads():
+    """Numba's every thread for one test (the suite's xdist workers run on one): the path of a
+    kernel that splits its rows over the threads is taken only when there are several."""
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    try:
+        yield numba.config.NUMBA_NUM_THREADS
+    finally:
+        numba.set_num_threads(before)

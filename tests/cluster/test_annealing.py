@@ -97,7 +97,7 @@ def test_pass_is_bit_identical_for_any_thread_count():
     try:
         numba.set_num_threads(1)
         one = gibbs_pass(X, centers, log_w, 2.0)
-        numba.set_num_threads(before)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
         many = gibbs_pass(X, centers, log_w, 2.0)
     finally:
         numba.set_num_threads(before)

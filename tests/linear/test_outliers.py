@@ -232,7 +232,7 @@ def test_fused_em_pass_matches_its_numpy_twin(seed, P, N, gamma, eta):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
-def test_fused_em_pass_in_parallel_blocks_matches_its_twin():
+def test_fused_em_pass_in_parallel_blocks_matches_its_twin(all_threads):
     rng = np.random.default_rng(11)
     X = rng.standard_normal((6000, 7))  # >= 2048 rows per block: several threads
     S = rng.choice([-1.0, 1.0], size=6000)
