@@ -202,7 +202,7 @@ def main():
         worst = min(ratios.values())
         verdict = "met" if worst >= TARGET else "not met"
         out.append(
-            f"Target (issue 26): ≥ {TARGET:g}× gap-stat at the same fits, on one thread "
+            f"Target: ≥ {TARGET:g}× gap-stat at the same fits, on one thread "
             f"and on all: **{verdict}** ({', '.join(fmt_ratio(r) for r in ratios.values())}). "
             "With the same scikit-learn k-means both sides spend their time in the "
             "k-means fits, each mostly scikit-learn's per-call overhead on data this "
@@ -215,7 +215,7 @@ def main():
             "Tibshirani's 1-SE rule is the one to use (`selection-gap` in the report)."
         )
     else:
-        out.append("Target (issue 26): ≥ 3× gap-stat: not measured, gap-stat is not installed.")
+        out.append("Target: ≥ 3× gap-stat: not measured, gap-stat is not installed.")
     print("\n\n".join(out))
 
 

@@ -4,7 +4,7 @@ Run: ``python benchmarks/bench_outlier_em.py`` (markdown on stdout). At P = 10^4
 examples in N = 500 dimensions: one ``X @ w`` (BLAS), one fused EM pass
 (numba: E-step and M-step sums in one read of X, row blocks on numba's
 threads) and the NumPy twin (two BLAS passes), on one thread and on all.
-Target (issue 4): an EM iteration costs at most 2 matvecs.
+Target: an EM iteration costs at most 2 matvecs.
 """
 
 import sys

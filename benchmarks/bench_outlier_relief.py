@@ -6,7 +6,7 @@ included) followed by a Newton solve per eta; the alphas are spread over
 ``n_jobs`` processes with joblib, as the experiment runner does. To stay within
 a few minutes, every ``STRIDE``-th alpha of the 40 x 40 grid is timed (all 40
 etas) and the whole grid's time is extrapolated from it (the alphas are
-independent, so the time is linear in their number). Target (issue 4): the
+independent, so the time is linear in their number). Target: the
 whole relief under one minute on all cores.
 """
 

@@ -30,7 +30,7 @@ from _bench import fmt_ratio, limit_threads, measure, progress, table, thread_se
 from statmechlearn.cluster import PairwiseClustering
 
 SIZES = (600, 2000)
-TARGET = 3.0  # issue 26: <= 3x the peer's time at n = 2000 on one thread, at >= its ARI
+TARGET = 3.0  # target: <= 3x the peer's time at n = 2000 on one thread, at >= its ARI
 COOLING = (0.6, 0.8, 0.9, 0.95)
 
 
@@ -157,7 +157,7 @@ def main():
     verdict = "met" if ratio <= TARGET and as_good else "not met"
     growth = "sub-linear" if slope < 1.0 else "not sub-linear"
     out.append(
-        f"Target (issue 26): ≤ {TARGET:g}× the peer's time at n = {SIZES[-1]} on one thread "
+        f"Target: ≤ {TARGET:g}× the peer's time at n = {SIZES[-1]} on one thread "
         f"at ≥ its ARI: **{verdict}** ({fmt_ratio(ratio)}, ARI "
         f"{'at least' if as_good else 'below'} the peer's). Products grow as "
         f"temperatures^{slope:.2f} over the cooling rates above: **{growth}**. "

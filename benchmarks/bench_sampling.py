@@ -53,7 +53,7 @@ from statmechlearn.inference import (
 )
 from statmechlearn.inference._ising import _colour_arrays, _colour_sweep, _colour_sweep_numpy
 
-FIT_TARGET = 0.8  # issue 26: fit at >= 0.8x the kernel's site updates/s
+FIT_TARGET = 0.8  # target: fit at >= 0.8x the kernel's site updates/s
 N_CHAINS, N_SWEEPS = 2, 200  # IsingDenoiser's defaults
 
 
@@ -331,7 +331,7 @@ def main():
         for t, (c, s) in fit_ratios.items()
     )
     out.append(
-        f"Target of issue 26 (the fit at ≥ {FIT_TARGET:g}× the kernel's site updates/s, "
+        f"Target (the fit at ≥ {FIT_TARGET:g}× the kernel's site updates/s, "
         f"against the faster kernel at each thread count): **{verdict}** ({per_thread}). "
         "When other processes share the cores, every parallel loop waits for its slowest "
         "thread at each fork-join, so the numbers on all threads measure the machine's "
