@@ -632,9 +632,10 @@ class IsingDenoiser(BaseEstimator):
     there are at least as many chains as threads; either way the samples are
     those of the sequential heat-bath sweep in colour order. The energy trace
     in ``diagnostics_.energies`` is updated from the flips, not recomputed.
-    Since issue 26 the uniforms no longer come from ``random_state``'s
-    generator directly (one seed is drawn from it instead), so a given
-    ``random_state`` gives other, equally distributed samples than before.
+    The uniforms do not come from ``random_state``'s generator directly: one
+    seed is drawn from it and drives the counter-based streams of the
+    threads, so a given ``random_state`` gives the same samples on any
+    number of threads.
 
     Examples
     --------

@@ -418,7 +418,7 @@ class OutlierRobustClassifier(_LinearTwoClass):
             result = soft
         if selection == "hard":
             # from the soft solution: EM from all examples selected falls into the
-            # all-outlier state long before the MAP does (issue 4's notes)
+            # all-outlier state long before the MAP does
             V0 = (soft.V > 0.5).astype(float) if not warm else None
             if previous is not None and previous[1] is not None and previous[1].shape == S.shape:
                 V0 = previous[1][None]

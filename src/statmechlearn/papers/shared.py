@@ -20,10 +20,9 @@ LECTURE_NOTES = Reference(
     year=2019,
     note=(
         "Unpublished course notes dated 13 September 2019, quoting the lecturer (Buhmann); "
-        "they print no institution. No DOI or stable public link exists: the project works "
-        "from the text copy in seeds/004."
+        "they print no institution. No DOI or stable public link exists."
     ),
-    source="title, author and date as printed in seeds/004",
+    source="title, author and date as printed on the notes",
 )
 
 

@@ -41,7 +41,7 @@ SECTION = PaperSection(
             year=2006,
             doi="10.1016/j.neucom.2005.12.007",
             source=(
-                "authors and title from seeds/002; DOI from the publisher's record; "
+                "authors and title from the paper's first page; DOI from the publisher's record; "
                 "volume and pages as the LVQ literature cites them"
             ),
         ),

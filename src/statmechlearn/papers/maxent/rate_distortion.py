@@ -2,6 +2,7 @@
 and the library's annealers against the closed forms.
 """
 
+import functools
 import math
 import time
 import warnings
@@ -41,9 +42,54 @@ def _joint():
 _D_DENSE = np.linspace(1e-3, 0.5, 200)
 
 
-#: The information-bottleneck optimum at beta = 10 quoted by the issue that asked for the IB
-#: (not printed in the lecture notes): (I(X;T), I(T;Y)) in bits.
-_IB_REFERENCE = ("1.5129", "0.5702")
+_IB_BETA = 10.0
+
+
+@functools.cache
+def _ib_optimum_by_direct_search(beta=_IB_BETA, n_starts=12, seed=0):
+    """(I(X;T), I(T;Y)) in bits at the minimum of I(X;T) - beta I(T;Y) over all encoders.
+
+    The reference the annealed bottleneck is held to, found by another
+    route: no self-consistent iteration and no annealing, but quasi-Newton
+    descent of the Lagrangian itself over every stochastic encoder p(t|x)
+    (softmax logits) with |T| = |X| + 1 (enough for the optimum, Witsenhausen
+    and Wyner), best of ``n_starts`` random starts. Starts agree to about
+    1e-6 bits (the optimum is nearly deterministic, so the logits run off
+    along a flat direction: the gradient tolerance is tight for that).
+    """
+    from scipy.optimize import minimize
+    from scipy.special import softmax, xlogy
+
+    J = _joint()
+    px, py = J.sum(axis=1), J.sum(axis=0)
+    n_x, n_t = len(px), len(px) + 1
+
+    def informations(z):
+        q = softmax(z.reshape(n_x, n_t), axis=1)
+        pt = px @ q
+        pxt, pty = px[:, None] * q, q.T @ J
+        ixt = np.sum(xlogy(pxt, q / np.where(pt > 0, pt, 1.0)))
+        ity = np.sum(xlogy(pty, pty / np.maximum(pt[:, None] * py[None, :], 1e-300)))
+        return ixt / math.log(2), ity / math.log(2)
+
+    def lagrangian(z):
+        ixt, ity = informations(z)
+        return ixt - beta * ity
+
+    rng = np.random.default_rng(seed)
+    best = min(
+        (
+            minimize(
+                lagrangian,
+                rng.normal(scale=3.0, size=n_x * n_t),
+                method="BFGS",
+                options={"gtol": 1e-12, "maxiter": 10_000},
+            )
+            for _ in range(n_starts)
+        ),
+        key=lambda r: r.fun,
+    )
+    return informations(best.x)
 
 
 def _rd_theory(point, settings):
@@ -130,7 +176,7 @@ def _plot_rd_ib(ds, ax=None):
     ax[0].set_title("fair coin", fontsize=9)
     ax[1].plot(first["sim_curve_xt"], first["sim_curve_ty"], "C0.-", ms=3, label="annealed IB")
     ax[1].axhline(float(d["theory_mi"]), color="0.6", ls=":", label="I(X;Y)")
-    ax[1].plot(*map(float, _IB_REFERENCE), "kx", ms=8, label="β = 10 (reference)")
+    ax[1].plot(*_ib_optimum_by_direct_search(), "kx", ms=8, label="β = 10 (direct search)")
     ax[1].set_xlabel("I(X;T), bits")
     ax[1].set_ylabel("I(T;Y), bits")
     ax[1].legend(fontsize=8)
@@ -197,15 +243,21 @@ def _rd_checks(settings):
             "I(X;T) at β = 10, bits",
             sim("sim_ib_xt"),
             source="simulation",
-            reference_value=_IB_REFERENCE[0],
-            reference_source="issue #7 (the β = 10 optimum it quotes)",
+            reference_value=_ib_optimum_by_direct_search()[0],
+            reference_tolerance=1e-4,
+            reference_source=(
+                "the Lagrangian minimised directly over every encoder (BFGS, 12 random starts)"
+            ),
         ),
         Derived(
             "I(T;Y) at β = 10, bits",
             sim("sim_ib_ty"),
             source="simulation",
-            reference_value=_IB_REFERENCE[1],
-            reference_source="issue #7 (the β = 10 optimum it quotes)",
+            reference_value=_ib_optimum_by_direct_search()[1],
+            reference_tolerance=1e-4,
+            reference_source=(
+                "the Lagrangian minimised directly over every encoder (BFGS, 12 random starts)"
+            ),
         ),
         # The path's beta grows by 1.05 per step, and a split shows one step after it is
         # possible: the first transition is seen in [beta_c, 1.05^2 beta_c].

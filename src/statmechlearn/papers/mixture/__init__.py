@@ -39,8 +39,9 @@ SECTION = PaperSection(
             doi="10.1103/PhysRevE.50.1766",
             note="First page only, as the citing literature gives it.",
             source=(
-                "authors and title from seeds/001; journal, volume, page and year as "
-                "seeds/000 cites it (its ref. 10); DOI by the APS scheme of that record"
+                "authors and title from the paper's first page; journal, volume, page and "
+                "year as Dietrich, Opper and Sompolinsky (1998) cite it (their ref. 10); DOI "
+                "by the APS scheme of that record"
             ),
         ),
     ),

@@ -46,7 +46,7 @@ SECTION = PaperSection(
             doi="10.1088/0305-4470/31/46/005",
             link="https://arxiv.org/abs/cond-mat/9803316",
             source=(
-                "authors and title from seeds/000; journal, pages and DOI: the arXiv "
+                "authors and title from the paper's first page; journal, pages and DOI: the arXiv "
                 "record cond-mat/9803316"
             ),
         ),

@@ -29,8 +29,8 @@ SECTION = PaperSection(
             doi="10.1143/JPSJ.74.2233",
             link="https://arxiv.org/abs/cond-mat/0502051",
             source=(
-                "authors and title from seeds/003; journal, volume, pages and DOI: the "
-                "arXiv record cond-mat/0502051"
+                "authors and title from the paper's first page; journal, volume, pages and "
+                "DOI: the arXiv record cond-mat/0502051"
             ),
         ),
     ),
