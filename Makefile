@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: venv reproduce reproduce-full test test-floors docs lint bench clean
+.PHONY: venv reproduce reproduce-full publish test test-floors docs lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ reproduce: $(STAMP)
 ## The paper's N and number of runs.
 reproduce-full: $(STAMP)
 	$(BIN)/statmechlearn reproduce all --full --n-jobs $(JOBS) --out results
+
+## The full runs' figures and checks as the bundle `make docs` publishes (docs/paper_scale/).
+publish: $(STAMP)
+	$(BIN)/statmechlearn publish --out results --to docs/paper_scale
 
 ## Whole test suite (installs headless Chromium for the report test where it can).
 test: $(STAMP)

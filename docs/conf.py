@@ -102,3 +102,38 @@ html_theme_options = {
 }
 html_static_path = []
 html_show_sourcelink = False
+
+# -- Reproduced at paper scale ---------------------------------------------------
+# The page is built from the committed bundle (`statmechlearn publish` writes it from a
+# store of full runs); each figure is marked with whether the current code still computes it.
+PAPER_SCALE = DOCS / "paper_scale"
+PAPER_SCALE_PAGE = DOCS / "generated" / "paper_scale.md"
+_PAPER_SCALE_INTRO = """\
+# Reproduced at paper scale
+
+Every figure of the full reproduction — the papers' N and number of runs — with its
+checks: the observed value ± its standard error over seeds, what it is compared with,
+z, and the verdict. `make reproduce-full` computes them; `statmechlearn publish` writes
+the bundle this page is built from (`docs/paper_scale/`). Each figure says the commit it
+was computed at and whether its result key still matches the current code; a figure that
+older code computed is marked stale, not hidden.
+
+"""
+
+
+def _write_paper_scale_page(app):
+    from statmechlearn.experiments._bundle import bundle_page, bundle_status, read_bundle
+
+    PAPER_SCALE_PAGE.parent.mkdir(parents=True, exist_ok=True)
+    if (PAPER_SCALE / "bundle.json").exists():
+        bundle = read_bundle(PAPER_SCALE)
+        body = bundle_page(bundle, bundle_status(bundle), figures="../paper_scale/figures")
+    else:
+        body = "No bundle has been published yet (`statmechlearn publish` writes it).\n"
+    text = _PAPER_SCALE_INTRO + body
+    if not PAPER_SCALE_PAGE.exists() or PAPER_SCALE_PAGE.read_text(encoding="utf-8") != text:
+        PAPER_SCALE_PAGE.write_text(text, encoding="utf-8")
+
+
+def setup(app):
+    app.connect("builder-inited", _write_paper_scale_page)

@@ -444,6 +444,41 @@ def report(out: ReportOutOpt = Path("results"), modules: ModuleOpt = None):
         raise typer.Exit(status)
 
 
+@app.command()
+def publish(
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder holding store/ (the runs to publish).")
+    ] = Path("results"),
+    to: Annotated[
+        Path,
+        typer.Option("--to", help="Bundle folder (bundle.json and figures/); replaced whole."),
+    ] = Path("docs/paper_scale"),
+    full: Annotated[
+        bool, typer.Option("--full/--quick", help="Publish the full runs (default) or the quick.")
+    ] = True,
+    modules: ModuleOpt = None,
+):
+    """Write the compact bundle the documentation site shows: figures, checks, provenance.
+
+    Every experiment with a result of the current code in the store is
+    published (SVG figure, checks with observed value, SE, expectation, z and
+    verdict, result key and commit); the others are listed as not run.
+    `make docs` builds the "Reproduced at paper scale" page from the bundle.
+    """
+    if not (out / "store").is_dir():
+        _fail(f"no results in {out}/store; run `statmechlearn reproduce --full` first")
+    from statmechlearn.experiments._bundle import write_bundle
+
+    _load_modules(modules)
+    bundle = write_bundle(out, to, mode="full" if full else "quick")
+    counts = bundle["counts"]
+    typer.echo(
+        f"{len(bundle['experiments'])} experiments published, {len(bundle['not_run'])} not run; "
+        f"evidence {counts['evidence_passed']} passed, {counts['evidence_failed']} failed; "
+        f"smoke {counts['smoke_passed']} passed, {counts['smoke_failed']} failed -> {to}"
+    )
+
+
 def main():
     """Entry point of the ``statmechlearn`` script."""
     app()

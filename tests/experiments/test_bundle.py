@@ -1,0 +1,100 @@
+import dataclasses
+import json
+
+import pytest
+
+from statmechlearn.experiments import Derived, _registry, run_experiment
+from statmechlearn.experiments._bundle import (
+    bundle_page,
+    bundle_status,
+    read_bundle,
+    write_bundle,
+)
+
+
+@pytest.fixture
+def published(tmp_path, small_spec, monkeypatch):
+    """A bundle of one computed experiment (one grid point, as its figure draws) and one not run."""
+    def checks(settings):
+        return [
+            Derived(
+                "simulations finished",
+                lambda ds: (float(ds["sim_done"].sum()), None),
+                target=lambda ds: 6.0,
+                tolerance=0.0,
+            ),
+            Derived(
+                "finished | planned, N → ∞",
+                lambda ds: (float(ds["sim_done"].mean()), None),
+                target=lambda ds: 1.0,
+                tolerance=0.0,
+            ),
+        ]
+
+    spec = dataclasses.replace(
+        small_spec, grid={"p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)}, checks=checks
+    )
+    idle = dataclasses.replace(spec, name="lvq-fig2-idle")
+    for s in (spec, idle):
+        monkeypatch.setitem(_registry._SPECS, s.name, s)
+    run_experiment(spec, "quick", out=tmp_path, progress=False)
+    bundle = write_bundle(tmp_path, tmp_path / "bundle", mode="quick", names=[spec.name, idle.name])
+    return tmp_path / "bundle", bundle, spec, monkeypatch
+
+
+def test_bundle_holds_the_figure_checks_and_key_of_each_result(published):
+    folder, bundle, spec, _ = published
+    assert read_bundle(folder) == json.loads(json.dumps(bundle))
+    (entry,) = bundle["experiments"]
+    assert entry["name"] == spec.name and entry["cells_done"] == entry["cells_total"] == 7
+    assert (folder / "figures" / entry["figure_file"]).stat().st_size > 1000
+    assert [(c["quantity"], c["verdict"]) for c in entry["checks"]] == [
+        ("simulations finished", "evidence: pass"),
+        ("finished | planned, N → ∞", "evidence: pass"),
+    ]
+    assert bundle["not_run"] == [{"name": "lvq-fig2-idle", "paper": "lvq", "figure": spec.figure}]
+    counted = sum(bundle["counts"].values())
+    assert counted == len(entry["checks"])
+
+
+def test_a_result_of_changed_code_or_spec_is_marked_stale(published):
+    folder, bundle, spec, monkeypatch = published
+    assert bundle_status(bundle) == {spec.name: "current"}
+    # other library versions: the same code and spec, so not stale, but not current either
+    other = json.loads(json.dumps(bundle))
+    other["experiments"][0]["key"] = "0" * 64
+    assert bundle_status(other) == {spec.name: "other libraries"}
+    # the spec changes (one more seed): the published numbers are no longer what it computes
+    monkeypatch.setitem(
+        _registry._SPECS,
+        spec.name,
+        dataclasses.replace(
+            spec, settings={**spec.settings, "quick": dict(spec.settings["quick"], n_seeds=7)}
+        ),
+    )
+    assert bundle_status(bundle) == {spec.name: "stale"}
+    page = bundle_page(bundle, bundle_status(bundle), sections=lambda k: (k.upper(), 0))
+    assert "1 published results are stale" in page and "**stale**" in page
+    monkeypatch.delitem(_registry._SPECS, spec.name)
+    assert bundle_status(bundle) == {spec.name: "unknown"}
+
+
+def test_page_shows_every_check_with_its_verdict_and_escapes_markdown(published):
+    _, bundle, spec, _ = published
+    page = bundle_page(bundle, bundle_status(bundle), sections=lambda k: ("LVQ | paper", 1))
+    checks = bundle["experiments"][0]["checks"]
+    assert page.count("\n| ") == (2 + len(checks)) + (2 + 1)  # and the limits table, one row
+    assert "## Thermodynamic limits" in page and "finished \\| planned" in page
+    assert "## LVQ \\| paper" in page
+    assert f"figures/{bundle['experiments'][0]['figure_file']}" in page
+    assert "result key matches the current code" in page
+    assert "## Not run at this scale" in page and "lvq-fig2-idle" in page
+
+
+def test_write_bundle_replaces_the_figures_of_an_earlier_bundle(published, tmp_path):
+    folder, _, spec, _ = published
+    (folder / "figures" / "gone.svg").write_text("<svg/>")
+    write_bundle(tmp_path, folder, mode="quick", names=[spec.name])
+    assert not (folder / "figures" / "gone.svg").exists()
+    with pytest.raises(ValueError, match="mode"):
+        write_bundle(tmp_path, folder, mode="paper")
