@@ -46,3 +46,19 @@ def test_cached_run_starts_no_workers(tmp_path, small_spec, monkeypatch):
     monkeypatch.setattr(_runner, "executor", lambda *a, **k: started.append(a) or real(*a, **k))
     (summary,) = run_experiments([small_spec], out=tmp_path, scheduler="local", progress=False)
     assert summary.n_computed == 0 and started == []
+
+
+def test_a_dask_worker_of_other_sources_or_libraries_is_refused(monkeypatch):
+    # the key is computed here; a worker running other code would file its numbers under it
+    from statmechlearn.experiments import _runner
+
+    class Client:
+        def run(self, fn):
+            theirs = fn()
+            return {"tcp://w1": theirs, "tcp://w2": dict(theirs, numpy="0.0.1")}
+
+    with pytest.raises(SchedulerUnavailableError, match=r"tcp://w2 differs .* numpy \(0\.0\.1"):
+        _runner._check_worker_versions(Client())
+    monkeypatch.setattr(_runner, "_source_digest", lambda: "edited")
+    with pytest.raises(SchedulerUnavailableError, match="statmechlearn sources"):
+        _runner._check_worker_versions(type("C", (), {"run": lambda self, fn: {"w": {}}})())

@@ -15,6 +15,7 @@ from statmechlearn.experiments._bundle import (
 @pytest.fixture
 def published(tmp_path, small_spec, monkeypatch):
     """A bundle of one computed experiment (one grid point, as its figure draws) and one not run."""
+
     def checks(settings):
         return [
             Derived(
@@ -58,7 +59,7 @@ def test_bundle_holds_the_figure_checks_and_key_of_each_result(published):
 
 
 def test_a_result_of_changed_code_or_spec_is_marked_stale(published):
-    folder, bundle, spec, monkeypatch = published
+    _, bundle, spec, monkeypatch = published
     assert bundle_status(bundle) == {spec.name: "current"}
     # other library versions: the same code and spec, so not stale, but not current either
     other = json.loads(json.dumps(bundle))
@@ -80,7 +81,7 @@ def test_a_result_of_changed_code_or_spec_is_marked_stale(published):
 
 
 def test_page_shows_every_check_with_its_verdict_and_escapes_markdown(published):
-    _, bundle, spec, _ = published
+    bundle = published[1]
     page = bundle_page(bundle, bundle_status(bundle), sections=lambda k: ("LVQ | paper", 1))
     checks = bundle["experiments"][0]["checks"]
     assert page.count("\n| ") == (2 + len(checks)) + (2 + 1)  # and the limits table, one row

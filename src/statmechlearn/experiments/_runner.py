@@ -24,7 +24,7 @@ import xarray as xr
 from statmechlearn._core.rng import cell_generator
 from statmechlearn._core.validation import check_int
 from statmechlearn.experiments._checks import MODES
-from statmechlearn.experiments._fingerprint import peer_versions
+from statmechlearn.experiments._fingerprint import library_versions, peer_versions
 from statmechlearn.experiments._progress import progress_reporter
 from statmechlearn.experiments._provenance import run_provenance
 from statmechlearn.experiments._store import ResultStore, key_digest, result_key, spec_hash
@@ -320,11 +320,44 @@ def executor(n_jobs=1, scheduler=None, connect_timeout=10.0):
             f"cannot reach dask scheduler at {scheduler}: {exc}"
         ) from None
     try:
+        _check_worker_versions(client)
         yield _DaskExecutor(client)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _source_digest():
+    """SHA-256 of the package's Python sources as installed in this process."""
+    import hashlib
+    from pathlib import Path
+
+    import statmechlearn
+
+    root = Path(statmechlearn.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _versions_here():
+    return {"statmechlearn sources": _source_digest(), **library_versions()}
+
+
+def _check_worker_versions(client):
+    # A result is filed under the key this process computes from its own sources and library
+    # versions; a worker of another checkout or NumPy would put its numbers under that key.
+    here = _versions_here()
+    for worker, theirs in client.run(_versions_here).items():
+        differ = [k for k in here if theirs.get(k) != here[k]]
+        if differ:
+            raise SchedulerUnavailableError(
+                f"dask worker {worker} differs from this process in "
+                + ", ".join(f"{k} ({theirs.get(k)} there, {here[k]} here)" for k in differ)
+                + ": install the same statmechlearn and libraries on every worker"
+            )
 
 
 def run_experiment(
