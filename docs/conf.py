@@ -122,7 +122,7 @@ older code computed is marked stale, not hidden.
 
 
 def _write_paper_scale_page(app):
-    from statmechlearn.experiments._bundle import bundle_page, bundle_status, read_bundle
+    from statmechlearn.experiments import bundle_page, bundle_status, read_bundle
 
     PAPER_SCALE_PAGE.parent.mkdir(parents=True, exist_ok=True)
     if (PAPER_SCALE / "bundle.json").exists():

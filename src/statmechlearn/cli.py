@@ -467,7 +467,7 @@ def publish(
     """
     if not (out / "store").is_dir():
         _fail(f"no results in {out}/store; run `statmechlearn reproduce --full` first")
-    from statmechlearn.experiments._bundle import write_bundle
+    from statmechlearn.experiments import write_bundle
 
     _load_modules(modules)
     bundle = write_bundle(out, to, mode="full" if full else "quick")

@@ -27,6 +27,10 @@ run_experiment, run_experiments
     Compute missing cells into the store.
 write_report
     Build the HTML report from the store.
+write_bundle, read_bundle, bundle_status, bundle_page
+    Publish a store's figures and checks as a compact bundle, say whether
+    each published result is what the current code computes, and render the
+    bundle as a documentation page.
 get, names, papers, paper_section, specs_for, register, load_module, module_names
     The registry of figure specs, and experiments of your own (a file, or a
     package's ``statmechlearn.experiments`` entry point).
@@ -35,6 +39,7 @@ register_stored_variants
     A paper figure at other parameter values (``statmechlearn run --set``).
 """
 
+from statmechlearn.experiments._bundle import bundle_page, bundle_status, read_bundle, write_bundle
 from statmechlearn.experiments._cells import padded
 from statmechlearn.experiments._checks import (
     MODES,
@@ -109,6 +114,8 @@ __all__ = [
     "RunSummary",
     "SchedulerUnavailableError",
     "UnknownExperimentError",
+    "bundle_page",
+    "bundle_status",
     "evaluate_checks",
     "extrapolate",
     "extrapolate_dataset",
@@ -128,6 +135,7 @@ __all__ = [
     "plot_extrapolation",
     "plot_simulation",
     "plot_theory",
+    "read_bundle",
     "register",
     "register_stored_variants",
     "register_variant",
@@ -140,5 +148,6 @@ __all__ = [
     "simulation_label",
     "specs_for",
     "subplots",
+    "write_bundle",
     "write_report",
 ]

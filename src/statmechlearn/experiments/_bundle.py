@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from statmechlearn.experiments import _registry
 from statmechlearn.experiments._finite_size import LIMIT_MARK
 from statmechlearn.experiments._provenance import provenance
+from statmechlearn.experiments._registry import get, names, paper_section
 from statmechlearn.experiments._report import (
     PNG_DPI,
     SVG_LIMIT,
@@ -196,14 +196,14 @@ def bundle_status(bundle):
         libraries), ``"stale"`` (code or spec changed since) or
         ``"unknown"`` (no experiment of that name is registered now).
     """
-    known = set(_registry.names())
+    known = set(names())
     status = {}
     for entry in bundle["experiments"]:
         name = entry["name"]
         if name not in known:
             status[name] = "unknown"
             continue
-        key = result_key(_registry.get(name), bundle["mode"])
+        key = result_key(get(name), bundle["mode"])
         if key_digest(key) == entry["key"]:
             status[name] = "current"
         elif _code_digest(key) == entry["code_key"]:
@@ -275,7 +275,7 @@ def bundle_page(bundle, status, figures="figures", sections=None):
     if sections is None:
 
         def sections(key):
-            section = _registry.paper_section(key)
+            section = paper_section(key)
             return section.heading, section.order
 
     counts = bundle["counts"]
