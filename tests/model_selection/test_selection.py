@@ -5,7 +5,7 @@ import math
 import matplotlib
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
@@ -106,6 +106,9 @@ def test_gap_finds_three_clusters_and_one_in_the_null(reference):
     k_max=st.integers(1, 6),
     seed=st.integers(0, 2**32 - 1),
 )
+# two k-means++ candidates with potentials one rounding apart (a mutually nearest pair):
+# the twins summed them in different orders and took different centres
+@example(n=5, d=3, k_max=3, seed=7)
 def test_compiled_kmeans_matches_numpy_twin(n, d, k_max, seed):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d)) * rng.uniform(0.1, 10.0, size=d)

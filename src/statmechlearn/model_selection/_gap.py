@@ -188,6 +188,10 @@ def _tolerance(X):
     return _TOL * float(np.mean(np.var(X, axis=0)))
 
 
+#: Relative difference below which two k-means++ candidates' potentials count as a tie.
+_TIE = 1e-12
+
+
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def _sq_dist(A, i, B, j):
     s = 0.0
@@ -226,7 +230,9 @@ def _seed_kmeanspp(X, k, n_trials, u, C):
                 dd = min(_sq_dist(X, i, X, idx), closest[i])
                 trial[i] = dd
                 p += dd
-            if p < best_pot:
+            # candidates whose potentials differ only by rounding (two points that are each
+            # other's nearest give the same potential) go to the first drawn, in both twins
+            if p < best_pot * (1.0 - _TIE):
                 best_pot = p
                 best_idx = idx
                 best[:] = trial
@@ -343,7 +349,10 @@ def _kmeans_log_w_numpy(X, ks, U, max_iter, tol):
                     idx = min(int(np.searchsorted(cum, u[pos] * pot)), n - 1)
                     pos += 1
                     trials.append((idx, np.minimum(((X - X[idx]) ** 2).sum(axis=1), closest)))
-                idx, closest = min(trials, key=lambda t: t[1].sum())
+                idx, closest = trials[0]
+                for cand, pot_c in trials[1:]:
+                    if pot_c.sum() < closest.sum() * (1.0 - _TIE):
+                        idx, closest = cand, pot_c
                 C.append(X[idx])
             C = np.array(C)
             labels = np.full(n, -1)
