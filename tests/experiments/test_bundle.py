@@ -99,3 +99,41 @@ def test_write_bundle_replaces_the_figures_of_an_earlier_bundle(published, tmp_p
     assert not (folder / "figures" / "gone.svg").exists()
     with pytest.raises(ValueError, match="mode"):
         write_bundle(tmp_path, folder, mode="paper")
+
+
+def test_a_run_in_progress_whose_checks_cannot_be_evaluated_is_listed_not_published(
+    tmp_path, small_spec, monkeypatch
+):
+    from statmechlearn.experiments import _runner
+
+    def needs_every_seed(settings):
+        def compute(ds):
+            if not bool(ds["sim_done"].all()):
+                raise ValueError("a fit needs every seed")
+            return 1.0, None
+
+        return [Derived("every seed", compute, target=lambda ds: 1.0, tolerance=0.0)]
+
+    spec = dataclasses.replace(
+        small_spec,
+        grid={"p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)},
+        checks=needs_every_seed,
+    )
+    monkeypatch.setitem(_registry._SPECS, spec.name, spec)
+    real, calls = _runner._execute_cell, {"n": 0}
+
+    def interrupting(task):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(_runner, "_execute_cell", interrupting)
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(spec, "quick", out=tmp_path, progress=False)
+    bundle = write_bundle(tmp_path, tmp_path / "bundle", mode="quick", names=[spec.name])
+    assert bundle["experiments"] == []
+    (entry,) = bundle["not_run"]
+    assert entry["reason"].startswith("incomplete: 3 of 7 cells (a fit needs every seed")
+    page = bundle_page(bundle, bundle_status(bundle), sections=lambda k: (k, 0))
+    assert "incomplete: 3 of 7 cells" in page

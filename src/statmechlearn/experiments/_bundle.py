@@ -119,7 +119,23 @@ def write_bundle(out="results", to="docs/paper_scale", mode="full", names=None):
         if ds is None:
             not_run.append({"name": spec.name, "paper": spec.paper, "figure": spec.figure})
             continue
-        checks = evaluate_checks(spec, ds)
+        done, planned = _cells_done(ds), spec.n_cells(mode)
+        try:
+            checks = evaluate_checks(spec, ds)
+            figure_file = _figure_file(spec, ds, figures)
+        except ValueError as exc:
+            if done == planned:
+                raise
+            # a run still going (or stopped) may not have what its fits need yet
+            not_run.append(
+                {
+                    "name": spec.name,
+                    "paper": spec.paper,
+                    "figure": spec.figure,
+                    "reason": f"incomplete: {done} of {planned} cells ({exc})",
+                }
+            )
+            continue
         totals.extend(checks)
         key = json.loads(ds.attrs["key_json"])
         n_points = max(1, int(np.prod([len(v) for v in spec.grid.values()])))
@@ -131,11 +147,11 @@ def write_bundle(out="results", to="docs/paper_scale", mode="full", names=None):
                 "figure": spec.figure,
                 "caption": spec.caption,
                 "citation": spec.citation,
-                "figure_file": _figure_file(spec, ds, figures),
+                "figure_file": figure_file,
                 "checks": [_check_record(c) for c in checks],
                 "counts": _counts(checks),
-                "cells_done": _cells_done(ds),
-                "cells_total": spec.n_cells(mode),
+                "cells_done": done,
+                "cells_total": planned,
                 "key": ds.attrs["spec_hash"],
                 "code_key": _code_digest(key),
                 "libraries": key.get("libraries", {}),
@@ -334,6 +350,10 @@ def bundle_page(bundle, status, figures="figures", sections=None):
             ]
     if bundle["not_run"]:
         lines += ["## Not run at this scale", ""]
-        lines += [f"- {_md(e['name'])} ({_md(e['figure'])})" for e in bundle["not_run"]]
+        lines += [
+            f"- {_md(e['name'])} ({_md(e['figure'])})"
+            + (f": {_md(e['reason'])}" if e.get("reason") else "")
+            for e in bundle["not_run"]
+        ]
         lines.append("")
     return "\n".join(lines)
