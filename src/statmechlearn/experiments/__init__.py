@@ -17,9 +17,8 @@ padded, seeds_for
     Cells of variable length; more seeds at small N on a ladder of sizes.
 mean_se, subplots, plot_theory, plot_simulation, simulation_label
     The house style of figures: theory as lines, simulation as markers ± SE.
-extrapolate, extrapolate_dataset, ladder_checks, plot_extrapolation
-    Finite-size ladders: the ``a + b N^-p`` fit (of arrays, or of a stored
-    ladder), its checks and its plot.
+extrapolate_dataset, ladder_checks, plot_extrapolation
+    Finite-size ladders: the ``a + b N^-p`` fit, its checks and its plot.
 
 Running and reporting
 ---------------------
@@ -51,7 +50,6 @@ from statmechlearn.experiments._checks import (
     select,
 )
 from statmechlearn.experiments._finite_size import (
-    extrapolate,
     extrapolate_dataset,
     ladder_checks,
     plot_extrapolation,
@@ -117,7 +115,6 @@ __all__ = [
     "bundle_page",
     "bundle_status",
     "evaluate_checks",
-    "extrapolate",
     "extrapolate_dataset",
     "get",
     "ladder_checks",

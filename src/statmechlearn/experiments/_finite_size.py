@@ -266,7 +266,7 @@ def _smoothed_variance(n, var, runs):
     return np.exp(intercept + slope * np.log(n))
 
 
-def extrapolate_dataset(ds, var, *, sel=None, form="1/N", dim="n_features"):
+def extrapolate_dataset(ds, var, *, sel=None, form="1/N", dim="n_features", subtract=None):
     """:func:`extrapolate` on a stored ladder: ``ds[var]`` over ``dim`` and ``seed``.
 
     Parameters
@@ -279,6 +279,10 @@ def extrapolate_dataset(ds, var, *, sel=None, form="1/N", dim="n_features"):
         Selection of the other dimensions (one value each).
     form : str, default="1/N"
     dim : str, default="n_features"
+    subtract : callable, optional
+        ``subtract(n)`` gives, per rung size, a known correction taken off
+        every run before the fit (higher-order terms of a finite-size law
+        that the fitted form would otherwise absorb into its slope).
 
     Returns
     -------
@@ -291,6 +295,8 @@ def extrapolate_dataset(ds, var, *, sel=None, form="1/N", dim="n_features"):
     # a finished run with a NaN value is a failure, not a missing run
     nan_done = done.values & np.isnan(values.values)
     data = np.where(nan_done, np.inf, data)
+    if subtract is not None:
+        data = data - np.asarray(subtract(ds[dim].values), dtype=float)[:, None]
     return extrapolate(ds[dim].values, data, form=form)
 
 

@@ -187,14 +187,11 @@ def _plot_fss(ds, ax=None):
 def _edge_slope(ds):
     # the ladder less the O(1/N) terms of the finite-size law, so that the fitted b is the
     # leading coefficient the check compares with, not that plus what the fit absorbs of them
-    from statmechlearn.experiments import extrapolate, select
+    from statmechlearn.experiments import extrapolate_dataset
 
-    values = select(ds["sim_tc"], {"case": "noise"}, keep=("n_features", "seed"))
-    done = select(ds["sim_done"], {"case": "noise"}, keep=("n_features", "seed"))
-    values, done = values.transpose("n_features", "seed"), done.transpose("n_features", "seed")
-    n = ds["n_features"].values
-    data = np.where(done.values, values.values - _edge_correction(n)[:, None], np.nan)
-    fit = extrapolate(n, data, form="N^-2/3")
+    fit = extrapolate_dataset(
+        ds, "sim_tc", sel={"case": "noise"}, form="N^-2/3", subtract=_edge_correction
+    )
     return fit.slope, fit.slope_se
 
 
