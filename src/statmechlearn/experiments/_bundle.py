@@ -29,6 +29,7 @@ from statmechlearn.experiments._report import (
     _inline_svg,
     _provenance_rows,
     _resolve,
+    _seeds_per_point,
     _verdict,
     evaluate_checks,
     render_png,
@@ -138,8 +139,6 @@ def write_bundle(out="results", to="docs/paper_scale", mode="full", names=None):
             continue
         totals.extend(checks)
         key = json.loads(ds.attrs["key_json"])
-        n_points = max(1, int(np.prod([len(v) for v in spec.grid.values()])))
-        n_sim = int(ds["sim_done"].sum()) if "sim_done" in ds else 0
         experiments.append(
             {
                 "name": spec.name,
@@ -158,7 +157,7 @@ def write_bundle(out="results", to="docs/paper_scale", mode="full", names=None):
                 "git_commit": str(ds.attrs.get("git_commit", "unknown")),
                 "computed": str(ds.attrs.get("updated", ds.attrs.get("created", ""))),
                 "provenance": [
-                    list(r) for r in _provenance_rows(dict(ds.attrs), n_sim // n_points)
+                    list(r) for r in _provenance_rows(dict(ds.attrs), _seeds_per_point(spec, ds))
                 ],
             }
         )

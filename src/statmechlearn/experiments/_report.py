@@ -305,6 +305,12 @@ def _threads_text(threads):
     return "; ".join(parts)
 
 
+def _seeds_per_point(spec, ds):
+    """Finished simulation runs per grid point, as the provenance states them."""
+    n_points = max(1, int(np.prod([len(v) for v in spec.grid.values()])))
+    return (int(ds["sim_done"].sum()) if "sim_done" in ds else 0) // n_points
+
+
 def _provenance_rows(attrs, n_seeds_done):
     """(label, text) rows of one result's provenance; missing attributes say so."""
     libraries, peers, modules = _key_parts(attrs)
@@ -505,8 +511,6 @@ def write_report(out="results", names=None, not_run=None):
             continue
         checks = evaluate_checks(spec, ds)
         results[name] = checks
-        n_points = max(1, int(np.prod([len(v) for v in spec.grid.values()])))
-        n_done = int(ds["sim_done"].sum()) if "sim_done" in ds else 0
         counts = _counts(checks)
         entries.append(
             entry
@@ -516,7 +520,7 @@ def write_report(out="results", names=None, not_run=None):
                 "checks": [(c, *_verdict(c)) for c in checks],
                 "counts": counts,
                 "largest_z": _largest_z(checks),
-                "provenance": _provenance_rows(dict(ds.attrs), n_done // n_points),
+                "provenance": _provenance_rows(dict(ds.attrs), _seeds_per_point(spec, ds)),
                 "summary_line": _summary_line(dict(ds.attrs)),
             }
         )

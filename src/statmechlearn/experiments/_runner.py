@@ -222,8 +222,7 @@ def _store_cell(spec, ds, kind, index, out, wall, cpu):
         ds[var].values[index] = value
     ds[f"{prefix}done"].values[index] = True
     ds[f"{prefix}wall_s"].values[index] = wall
-    if f"{prefix}cpu_s" in ds:
-        ds[f"{prefix}cpu_s"].values[index] = cpu
+    ds[f"{prefix}cpu_s"].values[index] = cpu
 
 
 class _SerialExecutor:
@@ -476,17 +475,14 @@ def run_experiment(
     )
 
 
-_CPU_VARS = ("shared_cpu_s", "theory_cpu_s", "sim_cpu_s")
-
-
 def _flush(store, ds, path):
-    wall = 0.0
-    for var in ("shared_wall_s", "theory_wall_s", "sim_wall_s"):
-        if var in ds:
-            wall += float(np.nansum(ds[var].values))
-    ds.attrs["cell_wall_s_total"] = wall if math.isfinite(wall) else 0.0
-    cpu = sum(float(np.nansum(ds[v].values)) for v in _CPU_VARS if v in ds)
-    ds.attrs["cell_cpu_s_total"] = cpu if math.isfinite(cpu) else 0.0
+    for clock in ("wall", "cpu"):
+        total = sum(
+            float(np.nansum(ds[var].values))
+            for var in (f"shared_{clock}_s", f"theory_{clock}_s", f"sim_{clock}_s")
+            if var in ds
+        )
+        ds.attrs[f"cell_{clock}_s_total"] = total if math.isfinite(total) else 0.0
     ds.attrs["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     store.save(ds, path)
 
