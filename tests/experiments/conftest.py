@@ -22,3 +22,28 @@ def small_spec():
         grid={"p_plus": (0.8,), "lam": (1.0, 1.5), "eta": (0.2,)},
         settings={"quick": small, "full": dict(small, n_seeds=8)},
     )
+
+
+@pytest.fixture
+def interrupt_run(monkeypatch):
+    """``interrupt_run(spec, out, at)``: run ``spec`` in quick mode and press Ctrl-C as cell
+    ``at`` starts (the cells before it finished), then restore the executor."""
+    from statmechlearn.experiments import _runner, run_experiment
+
+    def interrupt(spec, out, at):
+        real, calls = _runner._execute_cell, {"n": 0}
+
+        def interrupting(task):
+            calls["n"] += 1
+            if calls["n"] == at:
+                raise KeyboardInterrupt
+            return real(task)
+
+        monkeypatch.setattr(_runner, "_execute_cell", interrupting)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                run_experiment(spec, "quick", out=out, progress=False)
+        finally:
+            monkeypatch.setattr(_runner, "_execute_cell", real)
+
+    return interrupt

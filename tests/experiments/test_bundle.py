@@ -102,10 +102,8 @@ def test_write_bundle_replaces_the_figures_of_an_earlier_bundle(published, tmp_p
 
 
 def test_a_run_in_progress_whose_checks_cannot_be_evaluated_is_listed_not_published(
-    tmp_path, small_spec, monkeypatch
+    tmp_path, small_spec, monkeypatch, interrupt_run
 ):
-    from statmechlearn.experiments import _runner
-
     def needs_every_seed(settings):
         def compute(ds):
             if not bool(ds["sim_done"].all()):
@@ -120,17 +118,7 @@ def test_a_run_in_progress_whose_checks_cannot_be_evaluated_is_listed_not_publis
         checks=needs_every_seed,
     )
     monkeypatch.setitem(_registry._SPECS, spec.name, spec)
-    real, calls = _runner._execute_cell, {"n": 0}
-
-    def interrupting(task):
-        calls["n"] += 1
-        if calls["n"] == 4:
-            raise KeyboardInterrupt
-        return real(task)
-
-    monkeypatch.setattr(_runner, "_execute_cell", interrupting)
-    with pytest.raises(KeyboardInterrupt):
-        run_experiment(spec, "quick", out=tmp_path, progress=False)
+    interrupt_run(spec, tmp_path, at=4)
     bundle = write_bundle(tmp_path, tmp_path / "bundle", mode="quick", names=[spec.name])
     assert bundle["experiments"] == []
     (entry,) = bundle["not_run"]

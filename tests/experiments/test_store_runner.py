@@ -37,22 +37,9 @@ def test_spec_hash_tracks_settings_and_mode(small_spec):
     assert spec_hash(small_spec, "full") == spec_hash(other, "full")
 
 
-def test_resume_after_interruption_recomputes_only_missing(tmp_path, small_spec, monkeypatch):
+def test_resume_after_interruption_recomputes_only_missing(tmp_path, small_spec, interrupt_run):
     reference = run_experiment(small_spec, "quick", out=tmp_path / "ref", progress=False)
-
-    real = _runner._execute_cell
-    calls = {"n": 0}
-
-    def interrupting(task):
-        calls["n"] += 1
-        if calls["n"] == 6:
-            raise KeyboardInterrupt
-        return real(task)
-
-    monkeypatch.setattr(_runner, "_execute_cell", interrupting)
-    with pytest.raises(KeyboardInterrupt):
-        run_experiment(small_spec, "quick", out=tmp_path / "run", progress=False)
-    monkeypatch.setattr(_runner, "_execute_cell", real)
+    interrupt_run(small_spec, tmp_path / "run", at=6)
 
     partial = ResultStore(tmp_path / "run" / "store").load(small_spec, "quick")
     n_saved = int(partial["sim_done"].sum() + partial["theory_done"].sum())
