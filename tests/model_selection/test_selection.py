@@ -223,6 +223,27 @@ def test_posterior_agreement_prefers_separated_clusters():
     matplotlib.pyplot.close("all")
 
 
+def test_posterior_agreement_rule_is_applied_to_the_capacity_and_its_se():
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(c, 0.3, (40, 2)) for c in [(0, 0), (5, 0), (0, 5), (5, 5)]])
+    res = posterior_agreement(X, k_range=range(1, 7), n_splits=3, random_state=1)
+    assert res.rule == "global-se-max"
+    assert res.max_capacity_se.shape == res.k_values.shape and np.all(res.max_capacity_se >= 0)
+    # the default: the smallest k within one SE of the largest capacity, computed here by hand
+    top = int(np.argmax(res.max_capacity))
+    within = res.max_capacity >= res.max_capacity[top] - res.max_capacity_se[top]
+    assert res.n_clusters == res.k_values[np.flatnonzero(within)[0]]
+    assert res.choose("global-max") == res.k_values[top]
+    # the same splits under another rule: the same curve, only the choice may differ
+    argmax = posterior_agreement(
+        X, k_range=range(1, 7), n_splits=3, random_state=1, rule="global-max"
+    )
+    np.testing.assert_array_equal(argmax.max_capacity, res.max_capacity)
+    assert argmax.n_clusters == res.k_values[top] and argmax.n_clusters >= res.n_clusters
+    with pytest.raises(ValueError, match="rule"):
+        posterior_agreement(X, k_range=[2, 3], n_splits=2, rule="largest")
+
+
 @pytest.mark.parametrize("method", ["gap", "stability", "bic", "mdl"])
 def test_select_n_clusters_on_well_separated_blobs(method):
     X, _ = make_blobs(240, centers=[(0, 0), (6, 0), (0, 6)], cluster_std=0.8, random_state=5)

@@ -52,6 +52,7 @@ from statmechlearn.model_selection._common import (
     check_X,
     fit_labels,
 )
+from statmechlearn.model_selection._gap import GAP_RULES, choose_gap_k
 
 __all__ = [
     "AnnealedAgreementResult",
@@ -317,6 +318,11 @@ class PosteriorAgreementResult:
     best_gamma : ndarray of shape (n_k,) or None
     codebook : str
         ``"labelings"`` or ``"permutations"``.
+    max_capacity_se : ndarray of shape (n_k,)
+        The standard error over splits of ``max_capacity`` (at its ``beta``).
+    rule : str
+        The decision rule that chose ``n_clusters``, one of
+        :data:`~statmechlearn.model_selection.GAP_RULES`.
     """
 
     n_clusters: int
@@ -330,6 +336,17 @@ class PosteriorAgreementResult:
     gammas: np.ndarray | None = None
     best_gamma: np.ndarray | None = None
     codebook: str = "labelings"
+    max_capacity_se: np.ndarray | None = None
+    rule: str = "global-se-max"
+
+    def choose(self, rule):
+        """The k another decision rule picks from the same capacities."""
+        se = (
+            np.zeros_like(self.max_capacity)
+            if self.max_capacity_se is None
+            else self.max_capacity_se
+        )
+        return choose_gap_k(self.k_values, self.max_capacity, se, rule)
 
     def plot(self, ax=None):
         """``I`` against the resolution for each k (max over the other parameter)."""
@@ -382,13 +399,14 @@ def posterior_agreement(
     gammas=None,
     codebook="labelings",
     method="saddle",
+    rule="global-se-max",
 ):
     """Approximation capacity of a centroid clusterer as a function of resolution and k (§8).
 
     Each split halves the data into ``X'`` and ``X''``, clusters both and
     compares their posteriors on the same objects; the capacity is maximised
-    over the resolution (``beta``, ``gamma``) and the chosen k maximises
-    that maximum.
+    over the resolution (``beta``, ``gamma``), and ``rule`` chooses k from
+    that maximum and its standard error over splits.
 
     Parameters
     ----------
@@ -421,6 +439,15 @@ def posterior_agreement(
     method : {"saddle", "exact"}, default="saddle"
         Weight sums of Fermi and binary weights by the Chernoff saddle point
         or by exact dynamic programming (small problems).
+    rule : str, default="global-se-max"
+        How k is chosen from ``max_capacity`` and its standard error, one of
+        :data:`~statmechlearn.model_selection.GAP_RULES`: by default the
+        smallest k within one standard error of the largest capacity;
+        ``"global-max"`` is the argmax. The capacity does not penalise a
+        duplicated code vector (two soft halves of one cluster agree as well
+        as the cluster does), so the argmax breaks near-ties upwards;
+        measured pick rates of every rule are in :ref:`the selection
+        comparison <selection-pick-rates>`.
 
     Returns
     -------
@@ -448,6 +475,7 @@ def posterior_agreement(
     clusterer = check_clusterer(clusterer)
     n_splits = check_int(n_splits, "n_splits", minimum=2)
     _check_family(weights, codebook, method)
+    rule = check_choice(rule, "rule", GAP_RULES)
     if betas is not None and weights != "binary":
         betas = _check_betas(betas, X, allow_zero=True)
     if gammas is not None:
@@ -485,9 +513,10 @@ def posterior_agreement(
     flat = np.where(np.isnan(cap), -np.inf, cap).reshape(ks.size, -1)
     best = flat.argmax(axis=1)
     max_cap = flat[np.arange(ks.size), best]
+    max_se = np.nan_to_num(se.reshape(ks.size, -1)[np.arange(ks.size), best])
     index = np.unravel_index(best, shape)
     return PosteriorAgreementResult(
-        n_clusters=int(ks[np.argmax(max_cap)]),
+        n_clusters=choose_gap_k(ks, max_cap, max_se, rule),
         k_values=ks,
         betas=betas,
         capacity=cap,
@@ -498,6 +527,8 @@ def posterior_agreement(
         gammas=gammas,
         best_gamma=None if weights == "boltzmann" else gammas[index[1]],
         codebook=codebook,
+        max_capacity_se=max_se,
+        rule=rule,
     )
 
 

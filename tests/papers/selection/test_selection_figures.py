@@ -61,6 +61,20 @@ def test_comparison_runs_and_reports_every_pick(tmp_path):
     # with few seeds the over-estimation comparison is a measurement, not a verdict
     over = [r for r in results if "over-estimation" in r.quantity]
     assert over and all(r.kind == "reported" for r in over)
+    # posterior agreement's picks are the library's rules applied to the stored curves
+    from statmechlearn.model_selection import GAP_RULES, choose_gap_k
+
+    ks = ds["k"].values
+    for setting in ds["setting"].values:
+        at = {"setting": setting, "codebook": "labelings"}
+        cap, se = ds["sim_pa_capacity"].sel(at).values, ds["sim_pa_capacity_se"].sel(at).values
+        expected = np.array(
+            [choose_gap_k(ks, c, s, "global-se-max") for c, s in zip(cap, se, strict=True)]
+        )
+        rates = _pick_rates(ds)[str(setting)]["PA, labelings"]
+        assert rates == pytest.approx([np.mean(expected == k) for k in ks])
+    per_rule = [r for r in results if ", rule " in r.quantity]
+    assert len(per_rule) == len(ds["setting"]) * 2 * len(GAP_RULES)
 
 
 def test_comparison_overshoot_check_can_fail():
