@@ -610,3 +610,36 @@ def test_compacting_a_drawing_moves_no_point_by_more_than_a_hundredth_of_a_point
     assert len(before) == len(after) > 100
     for b, a in zip(before, after, strict=True):
         assert abs(a - b) <= 0.01 and (abs(b) >= 10 or a == b), (b, a)
+
+
+def test_a_comparison_with_unstable_replica_symmetry_is_marked(tmp_path, small_spec, monkeypatch):
+    """A check flagged rs_unstable carries the mark in the report and in the bundle page."""
+    import dataclasses
+
+    from statmechlearn.experiments import Check, _registry, bundle_page, bundle_status, write_bundle
+
+    marked = dataclasses.replace(
+        small_spec,
+        name="lvq-fig2-rsb",
+        paper="rsb",
+        grid={"p_plus": (0.8,), "lam": (1.0,), "eta": (0.2,)},
+        checks=lambda s: [
+            Check("plain", ("theory_eps_g", {"alpha": 0.0}), paper_value="0.5", paper_source="x"),
+            Check(
+                "beyond AT",
+                ("theory_eps_g", {"alpha": 0.0}),
+                paper_value="0.5",
+                paper_source="x",
+                rs_unstable=True,
+            ),
+        ],
+    )
+    monkeypatch.setitem(_registry._SPECS, marked.name, marked)
+    run_experiment(marked, "quick", out=tmp_path, progress=False)
+    summary = write_report(tmp_path, [marked.name])
+    flags = [r.rs_unstable for r in summary.results[marked.name]]
+    assert flags == [False, True]
+    assert summary.path.read_text().count('class="rs-unstable"') == 1
+    bundle = write_bundle(tmp_path, tmp_path / "bundle", mode="quick", names=[marked.name])
+    page = bundle_page(bundle, bundle_status(bundle), sections=lambda k: (k, 0))
+    assert page.count("*(RS unstable)*") == 1

@@ -261,8 +261,11 @@ def _checks_table(checks):
         expected = _number(c["expected"])
         if c["expected"] is not None and c["expected_from"]:
             expected += f" ({_md(c['expected_from'])})"
+        quantity = _md(c["quantity"])
+        if c.get("rs_unstable"):
+            quantity += " *(RS unstable)*"
         rows.append(
-            f"| {_md(c['quantity'])} | {c['kind']} | {_number(c['observed'], c['observed_se'])} "
+            f"| {quantity} | {c['kind']} | {_number(c['observed'], c['observed_se'])} "
             f"| {expected} | {z} | {_md(c['verdict'])} |"
         )
     return rows

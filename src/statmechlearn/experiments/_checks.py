@@ -149,6 +149,10 @@ class CheckResult:
         finite value.
     two_sided : bool
         Whether ``z`` measures agreement (two-sided) rather than a margin.
+    rs_unstable : bool
+        The comparison is with replica-symmetric theory where replica
+        symmetry is broken (de Almeida-Thouless unstable): RS is not the
+        N → ∞ limit there, and the report marks the row.
     """
 
     quantity: str
@@ -174,6 +178,7 @@ class CheckResult:
     n_runs: int | None = None
     n_nonfinite: int = 0
     two_sided: bool = True
+    rs_unstable: bool = False
 
     @property
     def reported(self):
@@ -399,6 +404,10 @@ class Check:
         is skipped.
     note : str, default=""
         Shown beside the verdict (why a known deviation is expected, say).
+    rs_unstable : bool, default=False
+        The comparison is with replica-symmetric theory inside a region where
+        replica symmetry is broken; the report marks the row (a check there
+        tests the learner, not the theory).
     """
 
     quantity: str
@@ -418,6 +427,7 @@ class Check:
     smoke: bool = False
     requires: tuple = ()
     note: str = ""
+    rs_unstable: bool = False
 
     def __post_init__(self):
         if self.theory is None and self.simulation is None:
@@ -466,6 +476,7 @@ class Check:
             "reference_compared": self.reference_checked,
             "n_runs": m.n,
             "n_nonfinite": m.n_nonfinite,
+            "rs_unstable": self.rs_unstable,
         }
         missing = _missing_peers(ds, self.requires) if self.simulation is not None else []
         if missing:
@@ -592,6 +603,10 @@ class Derived:
     requires : tuple of str, default=()
         Optional packages the value needs; without them it is skipped.
     note : str, default=""
+    rs_unstable : bool, default=False
+        The comparison is with replica-symmetric theory inside a region where
+        replica symmetry is broken; the report marks the row (a check there
+        tests the learner, not the theory).
     """
 
     quantity: str
@@ -617,6 +632,7 @@ class Derived:
     reported: bool = False
     requires: tuple = ()
     note: str = ""
+    rs_unstable: bool = False
 
     def __post_init__(self):
         paper = self.paper_value if self.paper_checked else None
@@ -659,6 +675,7 @@ class Derived:
             "reference": ref.value if ref else None,
             "reference_source": ref.source if ref else "",
             "reference_compared": self.reference_checked,
+            "rs_unstable": self.rs_unstable,
         }
         missing = _missing_peers(ds, self.requires)
         if missing:

@@ -318,7 +318,16 @@ def _slope(ext):
 
 
 def ladder_checks(
-    quantity, var, *, theory, sel=None, form="1/N", scale=None, n_standard_errors=4.0, note=""
+    quantity,
+    var,
+    *,
+    theory,
+    sel=None,
+    form="1/N",
+    scale=None,
+    n_standard_errors=4.0,
+    note="",
+    rs_unstable=False,
 ):
     """The checks of a finite-size ladder: the N → ∞ value vs theory, and the fit.
 
@@ -340,6 +349,9 @@ def ladder_checks(
     n_standard_errors : float, default=4.0
     note : str, default=""
         Why this form (shown in the report).
+    rs_unstable : bool, default=False
+        The theory is replica-symmetric inside a region where replica
+        symmetry is broken: the report marks the comparison.
 
     Returns
     -------
@@ -363,6 +375,7 @@ def ladder_checks(
             scale=scale,
             n_standard_errors=n_standard_errors,
             note=note,
+            rs_unstable=rs_unstable,
         ),
         Derived(
             f"{quantity}: χ² p-value of the {form} fit",

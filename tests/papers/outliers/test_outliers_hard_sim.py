@@ -54,3 +54,41 @@ def test_hard_fss_seeds():
     assert spec.seeds_at({"n_features": 200}, "quick") == 0
     assert spec.seeds_at({"n_features": 25}, "quick") == spec.settings["quick"]["n_seeds"]
     assert spec.seeds_at({"n_features": 200}, "full") >= 2
+
+
+def test_em_thresholds_bracket_both_predicates():
+    from statmechlearn.papers.outliers.hard_thresholds import em_thresholds
+
+    seed = int(np.random.default_rng().integers(2**62))
+    lo, hi, steps = 0.0, 9.0, 4
+    found = em_thresholds(20.0, 10.0, n_features=40, seed=seed, lo=lo, hi=hi, steps=steps)
+    width = (hi - lo) / 2 ** (steps + 1)
+    for key in ("lost", "trivial"):
+        assert lo < found[key] < hi
+    # each threshold separates its predicate: true a bracket-width below, false above
+    below = od.hard_em_from_teacher(20.0, found["lost"] - width, n_features=40, seed=seed)
+    above = od.hard_em_from_teacher(20.0, found["lost"] + width, n_features=40, seed=seed)
+    assert below["cos"] >= 0.5 > above["cos"]
+    below = od.hard_em_from_teacher(20.0, found["trivial"] - width, n_features=40, seed=seed)
+    above = od.hard_em_from_teacher(20.0, found["trivial"] + width, n_features=40, seed=seed)
+    assert below["energy"] < 0.0 <= above["energy"]
+    # the same runs as the single-threshold helper: the same learning threshold
+    lost = od.eta_learning_lost(20.0, n_features=40, seed=seed, lo=lo, hi=hi, steps=steps)
+    assert lost == found["lost"]
+
+
+def test_hard_thresholds_seeds_and_marked_checks():
+    from statmechlearn.papers.outliers.hard_thresholds import HARD_THRESHOLDS
+
+    spec = HARD_THRESHOLDS
+    point = {"gamma": 1.0, "alpha": 100.0}
+    assert spec.seeds_at(point | {"n_features": 100}, "quick") == 0
+    assert spec.seeds_at(point | {"n_features": 25}, "full") == spec.settings["full"]["n_seeds"]
+    assert spec.seeds_at(point | {"n_features": 100}, "full") < spec.seeds_at(
+        point | {"n_features": 25}, "full"
+    )
+    checks = spec.checks(dict(spec.settings["full"]))
+    against_rs = [c for c in checks if "minus RS" in c.quantity]
+    # every comparison with the AT-unstable RS thresholds is marked, and is not a verdict
+    assert len(against_rs) == 12 and all(c.rs_unstable and c.reported for c in against_rs)
+    assert any("χ²" in c.quantity and not c.reported for c in checks)

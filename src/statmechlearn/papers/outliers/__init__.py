@@ -22,8 +22,9 @@ ladder of N) extrapolate simulations to N -> infinity
 (``docs/derivations/outliers_hard_branches.md``).
 
 Modules: fig1 ... fig8 (fig4_fig7 holds the two figures that draw the same branches),
-finite_size: the paper's figures and the saddle point over a ladder of N; real_data: the
-EM on real data.
+finite_size: the paper's figures and the saddle point over a ladder of N; hard_thresholds:
+Fig. 8's thresholds as hard EM from the teacher meets them, over a ladder of N; real_data:
+the EM on real data.
 """
 
 from statmechlearn.experiments import PaperSection, Reference

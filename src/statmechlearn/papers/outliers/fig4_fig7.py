@@ -138,6 +138,8 @@ def _fig7_checks(settings):
                     f"Phi_{sel}(eta={e:g})",
                     theory=(f"theory_Phi_{sel}", {"eta": e}),
                     simulation=(f"sim_Phi_{sel}", {"eta": e}),
+                    # every non-trivial RS branch of hard selection is AT-unstable
+                    rs_unstable=sel == "hard",
                 )
             )
 

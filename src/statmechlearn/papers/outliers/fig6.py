@@ -198,6 +198,7 @@ def _fig6_checks(settings):
                 lambda ds, at=at: _sim_measurement(ds, "sim_eta_lost", at),
                 lower=lambda ds, at=at: float(ds["theory_eta_spinodal_hard"].sel(at)),
                 source="simulation",
+                rs_unstable=True,
                 note=(
                     "measured finding: the RS learning branch is AT-unstable and the "
                     "learner sees a later threshold (outliers-hard-fss extrapolates it in N)"
@@ -208,6 +209,7 @@ def _fig6_checks(settings):
                 lambda ds, at=at: _sim_measurement(ds, "sim_eta_lost", at),
                 upper=lambda ds, at=at: float(ds["theory_eta_c_hard"].sel(at)),
                 source="simulation",
+                rs_unstable=True,
             ),
         ]
     return checks

@@ -171,7 +171,9 @@ FIG8 = FigureSpec(
         "rate), and neither jumps. Crosses: roots of eq. (B5) as printed, with Phi[.] "
         "read as the error function (x) or the normal distribution function (+); "
         "neither reading reproduces the paper's curve. See "
-        "docs/derivations/outliers_hard_branches.md."
+        "docs/derivations/outliers_hard_branches.md. Where a learner meets these "
+        "thresholds (hard EM from the teacher at γ = 0.1, 1, 10, α = 100, 1000, "
+        "extrapolated in N): outliers-hard-thresholds."
     ),
     grid={"gamma": FIG8_GAMMAS},
     settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},

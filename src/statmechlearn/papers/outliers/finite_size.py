@@ -131,6 +131,7 @@ def _hard_fss_checks(settings):
             "sim_f",
             theory=("theory_f", {}),
             note=note,
+            rs_unstable=True,
         )
     else:
         # quick mode's ladder (N <= 100, 2 runs at the top) does not reach the 1/N regime
@@ -151,6 +152,7 @@ def _hard_fss_checks(settings):
             "sim_cos",
             theory=("theory_cos", {}),
             note=note,
+            rs_unstable=True,
         ),
     ]
     if not settings["claims"]:
@@ -174,6 +176,7 @@ def _hard_fss_checks(settings):
             lost,
             lower=theory_at("theory_eta_spinodal"),
             source="simulation",
+            rs_unstable=True,
             note="the learner does not see eta_learn (the R ~ 0 state is not found from B)",
         ),
         Derived(
@@ -181,6 +184,7 @@ def _hard_fss_checks(settings):
             lost,
             upper=theory_at("theory_eta_c"),
             source="simulation",
+            rs_unstable=True,
         ),
     ]
 
