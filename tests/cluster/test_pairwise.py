@@ -306,3 +306,23 @@ def test_products_grow_sublinearly_in_the_number_of_temperatures():
     assert ratio_t > 3
     assert fine.n_products_ / coarse.n_products_ < ratio_t
     assert adjusted_rand_score(fine.labels_, coarse.labels_) == 1.0
+
+
+def test_mean_fields_of_an_empty_cluster_are_finite():
+    # an empty cluster's mass sits at its floor (1e-300), whose square underflows to 0: the
+    # within-cluster term must not become 0/0
+    from statmechlearn.cluster._pairwise_anneal import mean_fields
+
+    rng = np.random.default_rng()
+    D = rng.random((6, 6))
+    D = D + D.T
+    np.fill_diagonal(D, 0.0)
+    P = np.zeros((6, 3))
+    P[:, 0], P[:3, 2] = 1.0, 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h, _ = _mean_fields(D, P)
+        h_anneal, _, _ = mean_fields(P, D @ P, 6)
+    assert np.all(np.isfinite(h)) and np.all(np.isfinite(h_anneal))
+    np.testing.assert_allclose(h[:, 1], 0.0, atol=0)
+    np.testing.assert_allclose(h_anneal, h, rtol=1e-12, atol=1e-12)

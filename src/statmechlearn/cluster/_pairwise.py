@@ -305,7 +305,9 @@ def _mean_fields(D, P):
     """Pairwise-clustering mean fields (n, K) and the cluster masses, O(n^2 K) by BLAS."""
     mass = np.maximum(P.sum(axis=0), _TINY)
     DP = D @ P
-    within = np.einsum("jk,jk->k", P, DP) / mass**2  # (1/n_nu^2) sum_jk P_j P_k D_jk
+    # (1/n_nu^2) sum_jk P_j P_k D_jk, divided twice: mass**2 underflows to 0 for an empty
+    # cluster (mass at its floor) and would give 0/0
+    within = np.einsum("jk,jk->k", P, DP) / mass / mass
     return DP / mass - 0.5 * within, mass
 
 
@@ -532,8 +534,8 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         # One product serves the mean fields of predict and the cost of the labels.
         onehot = (self.labels_[:, None] == np.arange(P.shape[1])).astype(float)
         G = product(np.hstack([P, onehot]))
-        mass = P.sum(axis=0)
-        self._within = np.einsum("jk,jk->k", P, G[:, : P.shape[1]]) / mass**2
+        mass = np.maximum(P.sum(axis=0), _TINY)
+        self._within = np.einsum("jk,jk->k", P, G[:, : P.shape[1]]) / mass / mass
         sizes = np.maximum(onehot.sum(axis=0), 1.0)
         self.cost_ = 0.5 * float(np.sum(np.einsum("jk,jk->k", onehot, G[:, P.shape[1] :]) / sizes))
         self.path_ = path

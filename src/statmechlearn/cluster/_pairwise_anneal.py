@@ -77,7 +77,8 @@ def mean_fields(P, G, n):
     :func:`statmechlearn.cluster._pairwise._mean_fields`, without the product.
     """
     mass = np.maximum(P.sum(axis=0), _TINY)
-    within = np.einsum("jk,jk->k", P, G) / mass**2
+    # divided twice: mass**2 underflows to 0 for an empty cluster and would give 0/0
+    within = np.einsum("jk,jk->k", P, G) / mass / mass
     h = G / mass - 0.5 * within
     return h, np.log(mass / n), mass
 
