@@ -1,6 +1,8 @@
 """Command line: ``statmechlearn list | run | reproduce | report``."""
 
+import contextlib
 import os
+import signal
 import tempfile
 from pathlib import Path
 from typing import Annotated
@@ -109,26 +111,56 @@ ForceOpt = Annotated[
 EXIT_CHECK_FAILED, EXIT_NOT_RUN = 1, 3
 
 
+#: Exit status after SIGTERM, as a shell reports a process it terminated.
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C would be so that the same clean-up runs."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    # timeout, CI runners and job managers stop a job with SIGTERM; its default action kills
+    # the runner at once and leaves the worker processes holding the output pipe open
+    def handler(signum, frame):
+        raise _Terminated
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread: leave the signal as it is
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _run(specs, full, n_jobs, scheduler, out, force=False):
     from statmechlearn.experiments import SchedulerUnavailableError, run_experiments
 
     mode = "full" if full else "quick"
     try:
-        summaries = run_experiments(
-            specs,
-            mode,
-            out=out,
-            n_jobs=n_jobs,
-            scheduler=scheduler,
-            progress=True,
-            verbose=_verbose(),
-            force=force,
-            errors="record",
-        )
+        with _terminate_as_interrupt():
+            summaries = run_experiments(
+                specs,
+                mode,
+                out=out,
+                n_jobs=n_jobs,
+                scheduler=scheduler,
+                progress=True,
+                verbose=_verbose(),
+                force=force,
+                errors="record",
+            )
     except SchedulerUnavailableError as exc:
         _fail(str(exc))
     except ValueError as exc:
         _fail(str(exc))
+    except _Terminated:
+        typer.echo("terminated: finished cells are saved; run again to resume", err=True)
+        raise typer.Exit(EXIT_TERMINATED) from None
     except KeyboardInterrupt:
         typer.echo("interrupted: finished cells are saved; run again to resume", err=True)
         raise typer.Exit(130) from None
