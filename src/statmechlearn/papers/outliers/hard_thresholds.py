@@ -243,7 +243,17 @@ HARD_THRESHOLDS = FigureSpec(
         "extrapolated in 1/N over N = 25, 50, 100 (seeds ∝ 1/N). Lines: the replica-symmetric "
         "thresholds of Fig. 8 (eta_learn, the end of the learning branch, eta_c). The RS "
         "learning branch is AT-unstable, so the simulated thresholds are measured against "
-        "RS, not checked: the report gives each z and marks the comparison RS-unstable."
+        "RS, not checked: the report gives each z and marks the comparison RS-unstable. "
+        "Measured at full size (24 → 6 samples per rung): the learner stops learning "
+        "between RS eta_learn and eta_c at gamma = 1 and 10 (0.26 to 1.46 above eta_learn) "
+        "and at gamma = 0.1, alpha = 100 (+0.10); at gamma = 0.1, alpha = 1000 it stops at "
+        "0.95, 0.47 below eta_learn. The trivial state beats the state found 0.43 to 2.39 "
+        "below RS eta_c everywhere: the states EM reaches lie above the RS energy of the "
+        "learning branch, which, AT-unstable, is not the ground-state energy; at gamma <= 1 "
+        "EM falls from the learning state straight into the trivial one (both thresholds "
+        "equal). Which threshold a learner sees depends on the learner (metastability): "
+        "an EM on the w-integrated energy from Hebb-quantile starts, run independently at "
+        "gamma = 0.1, alpha = 1000, N = 100, kept R/sqrt(Q) >= 1/2 to eta ≈ 2.0."
     ),
     grid={
         "gamma": HARD_THRESHOLDS_GAMMAS,
