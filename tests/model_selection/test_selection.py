@@ -227,12 +227,14 @@ def test_posterior_agreement_rule_is_applied_to_the_capacity_and_its_se():
     rng = np.random.default_rng(3)
     X = np.vstack([rng.normal(c, 0.3, (40, 2)) for c in [(0, 0), (5, 0), (0, 5), (5, 5)]])
     res = posterior_agreement(X, k_range=range(1, 7), n_splits=3, random_state=1)
-    assert res.rule == "global-se-max"
+    assert res.rule == "first-se-max"
     assert res.max_capacity_se.shape == res.k_values.shape and np.all(res.max_capacity_se >= 0)
-    # the default: the smallest k within one SE of the largest capacity, computed here by hand
-    top = int(np.argmax(res.max_capacity))
-    within = res.max_capacity >= res.max_capacity[top] - res.max_capacity_se[top]
+    # the default: the smallest k within one SE of the first local maximum, by hand
+    cap, se = res.max_capacity, res.max_capacity_se
+    first = next((i for i in range(cap.size - 1) if cap[i] >= cap[i + 1]), cap.size - 1)
+    within = cap[: first + 1] >= cap[first] - se[first]
     assert res.n_clusters == res.k_values[np.flatnonzero(within)[0]]
+    top = int(np.argmax(cap))
     assert res.choose("global-max") == res.k_values[top]
     # the same splits under another rule: the same curve, only the choice may differ
     argmax = posterior_agreement(

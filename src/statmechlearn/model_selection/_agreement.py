@@ -337,7 +337,7 @@ class PosteriorAgreementResult:
     best_gamma: np.ndarray | None = None
     codebook: str = "labelings"
     max_capacity_se: np.ndarray | None = None
-    rule: str = "global-se-max"
+    rule: str = "first-se-max"
 
     def choose(self, rule):
         """The k another decision rule picks from the same capacities."""
@@ -399,7 +399,7 @@ def posterior_agreement(
     gammas=None,
     codebook="labelings",
     method="saddle",
-    rule="global-se-max",
+    rule="first-se-max",
 ):
     """Approximation capacity of a centroid clusterer as a function of resolution and k (§8).
 
@@ -439,14 +439,33 @@ def posterior_agreement(
     method : {"saddle", "exact"}, default="saddle"
         Weight sums of Fermi and binary weights by the Chernoff saddle point
         or by exact dynamic programming (small problems).
-    rule : str, default="global-se-max"
+    rule : str, default="first-se-max"
         How k is chosen from ``max_capacity`` and its standard error, one of
         :data:`~statmechlearn.model_selection.GAP_RULES`: by default the
-        smallest k within one standard error of the largest capacity;
-        ``"global-max"`` is the argmax. The capacity does not penalise a
-        duplicated code vector (two soft halves of one cluster agree as well
-        as the cluster does), so the argmax breaks near-ties upwards;
-        measured pick rates of every rule are in :ref:`the selection
+        smallest k within one standard error of the first local maximum of
+        the capacity; ``"global-max"`` is the argmax. The capacity does not
+        penalise a duplicated code vector (two soft halves of one cluster
+        agree as well as the cluster does) and keeps growing with k on
+        Gaussian clusters (a k-means tessellation of one cluster is itself
+        reproducible), so the argmax over-estimates k. Fraction of 40 data
+        sets on which each rule finds the true k (k-means, k = 1…8, labeling
+        codebook; ``selection-comparison`` at full size):
+
+        ==================  =====  ======  ========  ====
+        rule                sharp  blurred  3 clust.  wine
+        ==================  =====  ======  ========  ====
+        first-se-max        0.70   0.88    0.93      1.00
+        first-max           0.70   0.82    0.88      0.97
+        tibshirani          0.17   0.80    0.93      1.00
+        global-se-max       0.85   0.68    0.12      0.70
+        global-max          0.40   0.38    0.00      0.45
+        ==================  =====  ======  ========  ====
+
+        (four sharp blobs, k = 4; four blurred blobs, k = 4; Tibshirani's
+        three clusters; 150 rows of the wine data, k = 3). The default
+        over-estimates k on 0–7 % of them; its misses on sharp blobs pick
+        k = 2 (pairs of blobs), and on a uniform null no rule picks k = 1
+        (the capacity grows with k there too). See :ref:`the selection
         comparison <selection-pick-rates>`.
 
     Returns
