@@ -464,7 +464,7 @@ def posterior_agreement(
         (four sharp blobs, k = 4; four blurred blobs, k = 4; Tibshirani's
         three clusters; 150 rows of the wine data, k = 3). The default
         over-estimates k on 0–7 % of them; its misses on sharp blobs pick
-        k = 2 (pairs of blobs), and on a uniform null no rule picks k = 1
+        k = 2 (9 of 40: pairs of blobs) or k = 1 (3), and on a uniform null no rule picks k = 1
         (the capacity grows with k there too). See :ref:`the selection
         comparison <selection-pick-rates>`.
 
