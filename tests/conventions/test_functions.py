@@ -460,6 +460,7 @@ CALLS = {
         "gammas": (np.array([0.0, 0.5]), {"zero"}),
         "codebook": ("permutations", set()),
         "method": ("saddle", set()),
+        "rule": ("global-max", set()),
     },
     "statmechlearn.model_selection.posterior_agreement_path": {
         "X": (_X12, _NONNEG),

@@ -24,7 +24,7 @@ from statmechlearn.papers.selection._common import (
 __all__ = ["COMPARISON"]
 
 
-from statmechlearn.model_selection import GAP_RULES, choose_gap_k, posterior_agreement
+from statmechlearn.model_selection import GAP_RULES, posterior_agreement
 
 
 def _default_rule():
@@ -97,7 +97,7 @@ def _comparison_simulation(point, settings, rng):
     out = {"sim_chosen": np.array(chosen, dtype=float), "sim_instability": stable.instability}
     # the same splits for both codebooks: their difference is then the codebook's alone
     split_seed = int(rng.integers(2**31 - 1))
-    cap, se = [], []
+    cap, se, picks = [], [], []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for codebook in _CODEBOOKS:
@@ -111,8 +111,11 @@ def _comparison_simulation(point, settings, rng):
             )
             cap.append(res.max_capacity)
             se.append(res.max_capacity_se)
+            # every rule on the same curve, chosen here: plots and checks read stored data
+            picks.append([res.choose(rule) for rule in GAP_RULES])
     out["sim_pa_capacity"] = np.array(cap)
     out["sim_pa_capacity_se"] = np.array(se)
+    out["sim_pa_chosen"] = np.array(picks, dtype=float)
     return out
 
 
@@ -121,14 +124,9 @@ def _done(ds, setting):
 
 
 def _pa_picks(ds, setting, codebook, rule):
-    """The k a posterior-agreement rule chooses on each finished seed's capacity curve."""
-    at = {"setting": setting, "codebook": codebook}
-    cap = ds["sim_pa_capacity"].sel(at).values[_done(ds, setting)]
-    se = ds["sim_pa_capacity_se"].sel(at).values[_done(ds, setting)]
-    ks = ds["k"].values.astype(int)
-    return np.array(
-        [choose_gap_k(ks, c, s, rule) for c, s in zip(cap, se, strict=True)], dtype=float
-    )
+    """The k a posterior-agreement rule chose on each finished seed's capacity curve."""
+    at = {"setting": setting, "codebook": codebook, "rule": rule}
+    return ds["sim_pa_chosen"].sel(at).values[_done(ds, setting)]
 
 
 def _picks(ds, setting, method):
@@ -326,10 +324,12 @@ COMPARISON = FigureSpec(
         "sim_instability": ("k_stability",),
         "sim_pa_capacity": ("codebook", "k"),
         "sim_pa_capacity_se": ("codebook", "k"),
+        "sim_pa_chosen": ("codebook", "rule"),
     },
     coords=lambda s: {
         "method": np.array(_OTHERS),
         "codebook": np.array(_CODEBOOKS),
+        "rule": np.array(GAP_RULES),
         "k_stability": np.arange(2, _K_MAX + 1),
         "k": np.arange(1, _K_MAX + 1),
     },
