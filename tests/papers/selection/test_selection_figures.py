@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
+from statmechlearn.model_selection import GAP_RULES, choose_gap_k
 from statmechlearn.papers.selection._common import _TRUE_K, simulate_setting
 from statmechlearn.papers.selection.comparison import _pick_rates
 
@@ -62,7 +63,6 @@ def test_comparison_runs_and_reports_every_pick(tmp_path):
     over = [r for r in results if "over-estimation" in r.quantity]
     assert over and all(r.kind == "reported" for r in over)
     # posterior agreement's picks are the library's rules applied to the stored curves
-    from statmechlearn.model_selection import GAP_RULES, choose_gap_k
 
     ks = ds["k"].values
     for setting in ds["setting"].values:
@@ -95,13 +95,13 @@ def test_comparison_overshoot_check_can_fail():
     methods = np.array(["gap", "stability", "BIC"])
     ks = np.arange(1, 9)
     chosen = np.full((40, 3), 4.0)
-    cap = np.tile(np.log(np.minimum(ks, 4)), (40, 2, 1)).astype(float)
-    cap[:20, :, 4:] = np.log(8.0)  # half the seeds: a higher capacity at k = 5...8
+    rules = np.array(GAP_RULES)
+    picks = np.full((40, 2, rules.size), 4.0)
+    picks[:20] = 8.0  # half the seeds: posterior agreement over-estimates, gap never
     ds = xr.Dataset(
         {
             "sim_chosen": (("setting", "seed", "method"), chosen[None]),
-            "sim_pa_capacity": (("setting", "seed", "codebook", "k"), cap[None]),
-            "sim_pa_capacity_se": (("setting", "seed", "codebook", "k"), 0 * cap[None]),
+            "sim_pa_chosen": (("setting", "seed", "codebook", "rule"), picks[None]),
             "sim_done": (("setting", "seed"), np.ones((1, 40), bool)),
         },
         coords={
@@ -109,6 +109,7 @@ def test_comparison_overshoot_check_can_fail():
             "seed": seeds,
             "method": methods,
             "codebook": ["labelings", "permutations"],
+            "rule": rules,
             "k": ks,
         },
     )

@@ -143,24 +143,26 @@ def plot_hard_thresholds(ds, ax=None):
     g = ds["gamma"].values
     for panel, alpha in zip(axes, alphas, strict=True):
         at = ds.sel(alpha=alpha).isel(n_features=0)
-        panel.plot(g, at["theory_eta_learn"], "C3-", label=r"RS $\eta_{learn}$")
-        panel.plot(g, at["theory_eta_spinodal"], "C3:", label="RS learning spinodal")
-        panel.plot(g, at["theory_eta_c"], "C0--", label=r"RS $\eta_c$ (trivial state wins)")
+        panel.plot(g, at["theory_eta_learn"], "C3-", label=r"RS theory: $\eta_{learn}$")
+        panel.plot(g, at["theory_eta_spinodal"], "C3:", label="RS theory: learning spinodal")
+        panel.plot(g, at["theory_eta_c"], "C0--", label=r"RS theory: $\eta_c$ (trivial state wins)")
         for var, colour, marker, label in (
-            ("sim_eta_lost", "k", "o", r"EM: stops learning ($R/\sqrt{Q} < 1/2$)"),
-            ("sim_eta_trivial", "C0", "s", "EM: trivial state lower than the state found"),
+            ("sim_eta_lost", "k", "o", r"stops learning ($R/\sqrt{Q} < 1/2$)"),
+            ("sim_eta_trivial", "C0", "s", "trivial state below the state found"),
         ):
-            fits = [_limit(ds, var, float(x), alpha).measurement() for x in g]
-            plot_simulation(
-                panel,
-                g,
-                np.array([m.value for m in fits]),
-                np.array([m.se for m in fits]),
-                color=colour,
-                marker=marker,
-                linestyle="none",
-                label=f"{label}, N → ∞",
-            )
+            # one N -> infinity intercept per gamma, each a point with its fit's SE
+            for j, x in enumerate(g):
+                m = _limit(ds, var, float(x), alpha).measurement()
+                plot_simulation(
+                    panel,
+                    [x],
+                    [m.value],
+                    [m.se],
+                    color=colour,
+                    marker=marker,
+                    linestyle="none",
+                    label=f"simulation, EM: {label}, N → ∞ (± SE)" if j == 0 else None,
+                )
         panel.set_xscale("log")
         panel.set_xlabel(r"$\gamma = \tilde\gamma$")
         panel.set_ylabel(r"$\eta$ (hard selection)")
@@ -180,8 +182,22 @@ def _limit_minus(var, theory_var, at):
     return compute
 
 
+def _rs_gap(ds):
+    """Smallest eta_c - eta_learn of the RS theory over the grid."""
+    gap = ds["theory_eta_c"] - ds["theory_eta_learn"]
+    return float(gap.isel(n_features=0).min()), None
+
+
 def _checks(settings):
-    checks = []
+    # the RS side of the figure: between eta_learn and eta_c the R ~ 0 state wins (Fig. 8)
+    checks = [
+        Derived(
+            "RS: eta_c − eta_learn, smallest over gamma and alpha (the R ~ 0 state wins "
+            "between them)",
+            _rs_gap,
+            lower=0.1,
+        )
+    ]
     for gamma in HARD_THRESHOLDS_GAMMAS:
         for alpha in HARD_THRESHOLDS_ALPHAS:
             at = {"gamma": gamma, "alpha": alpha}
