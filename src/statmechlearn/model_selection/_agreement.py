@@ -451,21 +451,21 @@ def posterior_agreement(
         sets on which each rule finds the true k (k-means, k = 1…8, labeling
         codebook; ``selection-comparison`` at full size):
 
-        ==================  =====  ======  ========  ====
+        ==================  =====  =======  ========  ====
         rule                sharp  blurred  3 clust.  wine
-        ==================  =====  ======  ========  ====
-        first-se-max        0.70   0.88    0.93      1.00
-        first-max           0.70   0.82    0.88      0.97
-        tibshirani          0.17   0.80    0.93      1.00
-        global-se-max       0.85   0.68    0.12      0.70
-        global-max          0.40   0.38    0.00      0.45
-        ==================  =====  ======  ========  ====
+        ==================  =====  =======  ========  ====
+        first-se-max        0.70   0.88     0.93      1.00
+        first-max           0.70   0.82     0.88      0.97
+        tibshirani          0.17   0.80     0.93      1.00
+        global-se-max       0.85   0.68     0.12      0.70
+        global-max          0.40   0.38     0.00      0.45
+        ==================  =====  =======  ========  ====
 
         (four sharp blobs, k = 4; four blurred blobs, k = 4; Tibshirani's
         three clusters; 150 rows of the wine data, k = 3). The default
         over-estimates k on 0–7 % of them; its misses on sharp blobs pick
-        k = 2 (9 of 40: pairs of blobs) or k = 1 (3), and on a uniform null no rule picks k = 1
-        (the capacity grows with k there too). See :ref:`the selection
+        k = 2 (9 of 40: pairs of blobs) or k = 1 (3), and on a uniform null
+        no rule picks k = 1 (the capacity grows with k there too). See :ref:`the selection
         comparison <selection-pick-rates>`.
 
     Returns
