@@ -305,8 +305,10 @@ def test_histogram_clustering_bad_input():
     good = np.array([[1, 2], [3, 4], [5, 1]])
     with pytest.raises(ValueError, match="Negative values"):
         HistogramClustering().fit(np.array([[1, -1], [2, 2]]))
-    with pytest.raises(ValueError, match="rows of zeros"):
-        HistogramClustering().fit(np.array([[1, 1], [0, 0], [2, 1]]))
+    with pytest.raises(ValueError, match="no counts: every row is zero"):
+        HistogramClustering().fit(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="n_features = 1 bin"):
+        HistogramClustering().fit(np.ones((3, 1)))
     with pytest.raises(ValueError, match="n_clusters=4 must be <= n_samples=3"):
         HistogramClustering(4).fit(good)
     with pytest.raises(ValueError, match="NaN"):
@@ -318,10 +320,33 @@ def test_histogram_clustering_bad_input():
         est.predict(np.ones((2, 3)))
 
 
+@pytest.mark.parametrize("method", ["annealing", "map"])
+def test_a_row_of_zeros_is_an_object_without_evidence(method):
+    """It moves no cluster histogram and goes to the heaviest cluster, by the prior."""
+    rng = np.random.default_rng(3)
+    X = np.r_[rng.poisson([8, 1, 1], (12, 3)), rng.poisson([1, 1, 8], (6, 3))]
+    X = X + (X.sum(axis=1, keepdims=True) == 0)
+    with_empty = np.r_[X, np.zeros((2, 3))]
+    est = HistogramClustering(method=method, random_state=0).fit(with_empty)
+    ref = HistogramClustering(method=method, random_state=0).fit(X)
+    order = np.argsort(est.cluster_histograms_[:, 0])
+    ref_order = np.argsort(ref.cluster_histograms_[:, 0])
+    np.testing.assert_allclose(
+        est.cluster_histograms_[order], ref.cluster_histograms_[ref_order], atol=1e-6
+    )
+    heaviest = int(np.argmax(est.cluster_weights_))
+    assert est.cluster_weights_[heaviest] == pytest.approx(12 / 18, abs=1e-6)
+    assert list(est.labels_[-2:]) == [heaviest, heaviest]
+    assert list(est.predict(np.zeros((1, 3)))) == [heaviest]
+    np.testing.assert_array_equal(est.predict(with_empty), est.labels_)
+    assert est.cost_ == pytest.approx(ref.cost_, rel=1e-6)
+
+
 # The estimator checks feed data outside the domain of count histograms.
-_DOMAIN = {
-    "check_clustering": "negative features (blobs): counts must be >= 0",
-    "check_estimators_dtypes": "random integers give rows of zeros, which are rejected",
+_DOMAIN = {"check_clustering": "negative features (blobs): counts must be >= 0"}
+_IB_DOMAIN = {
+    **_DOMAIN,
+    "check_estimators_dtypes": "random integers give rows of zeros: p(x) = 0 has no p(y|x)",
     "check_fit2d_1feature": "its data has rows of zeros, rejected before the 1-feature check",
 }
 
@@ -332,7 +357,9 @@ _DOMAIN = {
         HistogramClustering(method="map", random_state=0),
         InformationBottleneck(min_temperature=1 / 5, normalize=True, random_state=0),
     ],
-    expected_failed_checks=lambda est: _DOMAIN,
+    expected_failed_checks=lambda est: (
+        _IB_DOMAIN if isinstance(est, InformationBottleneck) else _DOMAIN
+    ),
 )
 def test_sklearn_contract(estimator, check):
     check(estimator)

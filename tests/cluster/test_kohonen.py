@@ -106,8 +106,13 @@ def test_transform_is_the_distance_to_each_unit():
 def test_errors_are_refused_by_name():
     X = np.random.default_rng(4).normal(size=(5, 2))
     with pytest.raises(ValueError, match="grid_shape"):
-        KohonenSOM((3, 3), random_state=0).fit(X)  # more units than distinct samples
+        KohonenSOM((3, 3), init="random", random_state=0).fit(X)  # more units than samples
     KohonenSOM((3, 3), init="pca", random_state=0).fit(X)  # pca needs no samples per unit
+    # "auto" (the default) draws samples where there are enough and lays out the plane otherwise
+    for shape, init in (((3, 3), "pca"), ((2, 2), "random")):
+        auto = KohonenSOM(shape, max_iter=2, random_state=0).fit(X)
+        explicit = KohonenSOM(shape, init=init, max_iter=2, random_state=0).fit(X)
+        np.testing.assert_array_equal(auto.cluster_centers_, explicit.cluster_centers_)
     with pytest.raises(ValueError, match="grid_shape"):
         KohonenSOM((2, 2, 2)).fit(X)
     with pytest.raises(ValueError, match="grid_shape"):

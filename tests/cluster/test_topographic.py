@@ -95,10 +95,19 @@ def test_transform_predict_and_proba_agree():
     np.testing.assert_array_equal(np.argmax(proba, axis=1), som.predict(X[:10]))
 
 
+def test_the_default_map_has_more_units_than_a_small_data_set_has_rows():
+    # with a neighbourhood every unit is a weighted mean of all objects, used or not
+    X = np.random.default_rng(0).standard_normal((10, 2))
+    som = TopologicalVQ(random_state=0).fit(X)
+    assert som.cluster_centers_.shape == (25, 2)
+    assert np.all(np.isfinite(som.cluster_centers_))
+    np.testing.assert_array_equal(som.predict(X), som.labels_)
+
+
 def test_bad_input_is_named():
     X = np.random.default_rng(0).standard_normal((10, 2))
-    with pytest.raises(ValueError, match=r"K=12 units > n_samples=10"):
-        TopologicalVQ((3, 4)).fit(X)
+    with pytest.raises(ValueError, match=r"K=12 units > n_samples=10, which sigma=0"):
+        TopologicalVQ((3, 4), sigma=0).fit(X)
     with pytest.raises(ValueError, match="grid_shape must be"):
         TopologicalVQ((2, 2, 2)).fit(X)
     with pytest.raises(ValueError, match="grid_shape must be"):

@@ -62,7 +62,11 @@ _LN2 = math.log(2.0)
 
 
 def _check_counts(X, name="X"):
-    """Rows of non-negative counts (or frequencies) with a positive total, as conditionals."""
+    """Rows of non-negative counts (or frequencies) as conditionals, and their totals.
+
+    A row of zeros is an object without observations: its conditional is left at zero, so
+    its KL cost to every cluster is 0 and no cluster is preferred (see :func:`_object_weights`).
+    """
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-dimensional (objects x bins), got shape {X.shape}")
@@ -74,10 +78,35 @@ def _check_counts(X, name="X"):
             f"smallest entry {X.min():g}"
         )
     totals = X.sum(axis=1)
-    if np.any(totals <= 0):
-        bad = np.flatnonzero(totals <= 0)[:5].tolist()
-        raise ValueError(f"{name} has rows of zeros (rows {bad}); every object needs a count")
-    return X / totals[:, None], totals
+    return X / np.where(totals > 0, totals, 1.0)[:, None], totals
+
+
+def _check_bins(n_bins, name="X"):
+    if n_bins < 2:
+        raise ValueError(
+            f"{name} has n_features = {n_bins} bin: every histogram over one bin is the same "
+            "distribution, so there is nothing to cluster; pass at least 2 bins"
+        )
+
+
+def _object_weights(totals, name="X"):
+    """Equal weights for the objects with counts, zero for rows of zeros.
+
+    An object without observations carries no evidence: it does not move the cluster
+    histograms, and its assignment is the cluster prior (the mass-constrained Gibbs
+    weights with a cost of 0 everywhere)."""
+    observed = totals > 0
+    if not observed.any():
+        raise ValueError(f"{name} has no counts: every row is zero")
+    return observed / observed.sum()
+
+
+def _least_cost(cost, totals, masses):
+    """``argmin`` of each row's cost; a row of zeros (cost 0 everywhere) goes to the heaviest
+    cluster, as its Gibbs assignment does."""
+    labels = np.argmin(cost, axis=1)
+    labels[totals <= 0] = int(np.argmax(masses))
+    return labels
 
 
 def _spread_axis(Y, axis, half):
@@ -279,8 +308,12 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         when the annealing ends above the temperature of a further split.
     assignments_ : ndarray of shape (n_samples, n_found)
         ``P[i, nu]`` at the last temperature (one-hot for MAP).
+    cluster_weights_ : ndarray of shape (n_found,)
+        Cluster priors ``p_nu``: the objects' mean assignment (objects
+        without counts left out).
     cost_ : float
-        ``(1/n) sum_i KL(p(.|i) || q(.|labels_[i]))`` in nats.
+        ``(1/n) sum_i KL(p(.|i) || q(.|labels_[i]))`` in nats, over the ``n``
+        objects with counts.
     critical_temperature_ : float
         Where the one-cluster solution becomes unstable.
     path_ : AssignmentPath or None
@@ -355,9 +388,10 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
 
     def _histograms(self, X, reset):
         X = validate_named(self, X, dtype=float, reset=reset, ensure_all_finite=True)
-        cond, _ = _check_counts(X + self.smoothing)
+        cond, totals = _check_counts(X + self.smoothing)
+        _check_bins(cond.shape[1])
         shape = _check_bin_shape(self.bin_shape, cond.shape[1])
-        return _spread_counts(cond, self.spreading, shape)
+        return _spread_counts(cond, self.spreading, shape), totals
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -366,7 +400,9 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (n_samples, n_bins)
-            Non-negative counts; no row may be all zero.
+            Non-negative counts over at least two bins. A row of zeros (an
+            object without observations) does not move the cluster
+            histograms and is assigned by the cluster prior.
         y : None
             Ignored.
 
@@ -374,12 +410,12 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        cond = self._histograms(X, reset=True)
+        cond, totals = self._histograms(X, reset=True)
         n = cond.shape[0]
         if self.n_clusters > n:
             raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
         rng = check_random_state(self.random_state)
-        weights = np.full(n, 1.0 / n)
+        weights = _object_weights(totals)
         model = _KLClustering(cond, weights, mass_constrained=True)
         self.critical_temperature_ = kl_critical_temperature(cond, weights)
         if self.method == "annealing":
@@ -410,8 +446,13 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         self.assignments_ = P
         self.cluster_histograms_ = q
         cost = _kl_cost(cond, model.neg_h, q)
-        self.labels_ = np.argmin(cost, axis=1) if self.method == "map" else np.argmax(P, axis=1)
-        self.cost_ = float(np.mean(cost[np.arange(n), self.labels_]))
+        self.cluster_weights_ = weights @ P
+        self.labels_ = (
+            _least_cost(cost, totals, self.cluster_weights_)
+            if self.method == "map"
+            else np.argmax(P, axis=1)
+        )
+        self.cost_ = float(weights @ cost[np.arange(n), self.labels_])
         self.temperature_ = float(self.min_temperature)
         return self
 
@@ -441,8 +482,8 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
 
     def _cost(self, X):
         check_is_fitted(self)
-        cond = self._histograms(X, reset=False)
-        return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_histograms_)
+        cond, totals = self._histograms(X, reset=False)
+        return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_histograms_), totals
 
     def assignment_costs(self, X):
         """KL divergence of each count row's histogram to each cluster histogram.
@@ -458,10 +499,13 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_clusters)
         """
-        return self._cost(X)
+        return self._cost(X)[0]
 
     def predict(self, X):
         """Cluster of smallest KL divergence for each count row.
+
+        A row of zeros (no observations) favours no cluster and goes to the
+        heaviest one.
 
         Parameters
         ----------
@@ -471,7 +515,8 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return np.argmin(self._cost(X), axis=1)
+        cost, totals = self._cost(X)
+        return _least_cost(cost, totals, self.cluster_weights_)
 
     def predict_proba(self, X):
         """Gibbs assignment probabilities at the final temperature ``min_temperature``.
@@ -484,7 +529,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_clusters)
         """
-        return gibbs_assignments(self._cost(X), self.temperature_)[0]
+        return gibbs_assignments(self._cost(X)[0], self.temperature_)[0]
 
 
 def _check_joint(X, normalize):

@@ -65,7 +65,9 @@ class EntropyConstrainedClustering(
     entropy_weight : float, default=0.1
         ``λ >= 0``, in units of squared distance per nat of code length.
     max_clusters : int, default=32
-        Upper bound on the number of clusters (``<= n_samples``).
+        Upper bound on the number of clusters. A data set of fewer rows is
+        annealed with at most ``n_samples`` clusters (one per object), as
+        a code of more words than objects has unused words.
     max_temperature : float or "auto", default="auto"
         First temperature; "auto" is four times the largest variance (the
         first split of squared-distance DA is at twice it), at least twice
@@ -168,8 +170,6 @@ class EntropyConstrainedClustering(
         """
         X = check_scale(validate_named(self, X, dtype=float, ensure_min_samples=2))
         n = X.shape[0]
-        if self.max_clusters > n:
-            raise ValueError(f"max_clusters={self.max_clusters} must be <= n_samples={n}")
         lam = float(self.entropy_weight)
         rng = check_random_state(self.random_state)
 
@@ -201,7 +201,7 @@ class EntropyConstrainedClustering(
             fields,
             free_energy,
             n,
-            self.max_clusters,
+            min(self.max_clusters, n),
             temps,
             rng=rng,
             noise=self.noise,

@@ -266,7 +266,10 @@ class KohonenSOM(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
         Epochs: passes over the data, each in a fresh random order (as the
         ``max_iter`` of scikit-learn's stochastic-gradient estimators); the
         schedules run over ``max_iter * n_samples`` on-line steps.
-    init : {"random", "pca"} or array-like of shape (K, n_features), default="random"
+    init : {"auto", "random", "pca"} or array-like of shape (K, n_features), \
+default="auto"
+        "auto": "random" when the data have at least ``K`` rows, else "pca"
+        (a map of more units than samples, which "random" cannot draw);
         "random": ``K`` distinct samples; "pca": the grid laid out on the
         plane of the two leading principal axes, spanning two standard
         deviations each way; an array: that codebook (in grid order), e.g.
@@ -321,7 +324,7 @@ class KohonenSOM(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
         "sigma": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "final_sigma": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "init": [StrOptions({"random", "pca"}), "array-like"],
+        "init": [StrOptions({"auto", "random", "pca"}), "array-like"],
         "random_state": [*RANDOM_STATE],
     }
 
@@ -334,7 +337,7 @@ class KohonenSOM(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
         sigma="auto",
         final_sigma=0.5,
         max_iter=20,
-        init="random",
+        init="auto",
         random_state=None,
     ):
         self.grid_shape = grid_shape
@@ -364,7 +367,7 @@ class KohonenSOM(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
                     f"grid_shape={self.grid_shape!r}, got {Y.shape}"
                 )
             return check_scale(Y, "init").copy()
-        if self.init == "random":
+        if self.init == "random" or (self.init == "auto" and K <= X.shape[0]):
             return X[rng.choice(X.shape[0], size=K, replace=False)].copy()
         mean = X.mean(axis=0)
         _, s, Vt = np.linalg.svd(X - mean, full_matrices=False)
@@ -398,7 +401,7 @@ class KohonenSOM(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
         if isinstance(self.init, str) and self.init == "random" and K > n:
             raise ValueError(
                 f"grid_shape={self.grid_shape!r} has K={K} units > n_samples={n}; "
-                'init="random" draws K distinct samples (use init="pca")'
+                'init="random" draws K distinct samples (use init="pca", or "auto", which picks it)'
             )
         rng = check_random_state(self.random_state)
         Y = self._initial_codebook(X, grid, rng)

@@ -242,7 +242,8 @@ class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.metric == "precomputed"
+        # a dissimilarity matrix has no negative entries (check_dissimilarity refuses them)
+        tags.input_tags.pairwise = tags.input_tags.positive_only = self.metric == "precomputed"
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -463,7 +464,8 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.metric == "precomputed"
+        # a dissimilarity matrix has no negative entries (check_dissimilarity refuses them)
+        tags.input_tags.pairwise = tags.input_tags.positive_only = self.metric == "precomputed"
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -596,8 +598,9 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     def _fields(self, X):
         check_is_fitted(self)
         n = self._n_train
+        # as in fit: n_features_in_ is n_train for a precomputed matrix
+        X = validate_named(self, X, dtype=float, reset=False)
         if self.metric != "precomputed":
-            X = validate_named(self, X, dtype=float, reset=False)
             if self.metric == "sqeuclidean":
                 X = euclidean_distances(X, self._X_fit, squared=True)
             else:

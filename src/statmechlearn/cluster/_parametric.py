@@ -31,9 +31,12 @@ from sklearn.utils.validation import check_is_fitted
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import RANDOM_STATE, check_array_finite, validate_named
 from statmechlearn.cluster._distributional import (
+    _check_bins,
     _check_counts,
     _kl_cost,
+    _least_cost,
     _neg_entropy_rows,
+    _object_weights,
     _positive_only_tags,
     kl_critical_temperature,
 )
@@ -206,8 +209,12 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         ``p(alpha | nu)``.
     prototype_means_, prototype_widths_ : ndarray of shape (n_prototypes,)
     bin_edges_ : ndarray of shape (n_bins + 1,)
+    cluster_weights_ : ndarray of shape (n_found,)
+        Cluster priors ``p_nu``: the objects' mean assignment (objects
+        without counts left out).
     cost_ : float
-        Mean KL divergence (nats) of the objects to their clusters.
+        Mean KL divergence (nats) of the objects with counts to their
+        clusters.
     path_ : AssignmentPath
     n_iter_ : int
 
@@ -298,7 +305,9 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (n_samples, n_bins)
-            Non-negative counts; no row may be all zero.
+            Non-negative counts over at least two bins. A row of zeros (an
+            object without observations) does not move the cluster
+            distributions and is assigned by the cluster prior.
         y : None
             Ignored.
 
@@ -307,16 +316,17 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         self
         """
         X = validate_named(self, X, dtype=float, ensure_min_samples=2)
-        cond, _ = _check_counts(X)
+        cond, totals = _check_counts(X)
         n, m = cond.shape
+        _check_bins(m)
         if self.n_clusters > n:
             raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
         edges = self._edges(m)
         rng = check_random_state(self.random_state)
-        weights = np.full(n, 1.0 / n)
+        weights = _object_weights(totals)
         s = self.n_prototypes
         # Prototypes start at quantiles of the pooled histogram, one bin-spread wide.
-        pooled = np.cumsum(cond.mean(axis=0))
+        pooled = np.cumsum(weights @ cond)
         centres = 0.5 * (edges[1:] + edges[:-1])
         means = np.interp((np.arange(s) + 0.5) / s, pooled / pooled[-1], centres)
         width = (edges[-1] - edges[0]) / (2.0 * s)
@@ -359,11 +369,12 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         self.bin_edges_ = edges
         self.assignments_ = P
         self.labels_ = np.argmax(P, axis=1)
+        self.cluster_weights_ = weights @ P
         self.cluster_distributions_ = q
         self.mixture_weights_ = model.A.T.copy()
         self.prototype_means_ = model.means.copy()
         self.prototype_widths_ = model.widths.copy()
-        self.cost_ = float(np.mean(h[np.arange(n), self.labels_]))
+        self.cost_ = float(weights @ h[np.arange(n), self.labels_])
         self.temperature_ = float(path.temperature[-1])
         self.path_ = path
         self.n_iter_ = int(sum(path.n_iter))
@@ -372,8 +383,8 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
     def _cost(self, X):
         check_is_fitted(self)
         X = validate_named(self, X, dtype=float, reset=False)
-        cond, _ = _check_counts(X)
-        return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_distributions_)
+        cond, totals = _check_counts(X)
+        return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_distributions_), totals
 
     def predict(self, X):
         """Cluster of least KL divergence for new histograms.
@@ -386,7 +397,8 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return np.argmin(self._cost(X), axis=1)
+        cost, totals = self._cost(X)
+        return _least_cost(cost, totals, self.cluster_weights_)
 
     def predict_proba(self, X):
         """Gibbs assignments at the last temperature, with the fitted cluster shares.
@@ -399,6 +411,6 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_found)
         """
-        cost = self._cost(X)
-        log_w = np.log(np.maximum(self.assignments_.mean(axis=0), _TINY))
+        cost, _ = self._cost(X)
+        log_w = np.log(np.maximum(self.cluster_weights_, _TINY))
         return gibbs_assignments(cost, self.temperature_, log_w)[0]

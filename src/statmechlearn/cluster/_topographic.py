@@ -291,8 +291,12 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         X = check_scale(validate_named(self, X, dtype=float, ensure_min_samples=2))
         grid = _grid(self.grid_shape)
         K, n = grid.shape[0], X.shape[0]
-        if K > n:
-            raise ValueError(f"grid_shape={self.grid_shape!r} has K={K} units > n_samples={n}")
+        if K > n and self.sigma == 0:
+            # without a neighbourhood every unit is a cluster of its own, which needs an object
+            raise ValueError(
+                f"grid_shape={self.grid_shape!r} has K={K} units > n_samples={n}, "
+                "which sigma=0 (plain clustering) cannot fill"
+            )
         Tm = grid_transmission(grid, float(self.sigma))
         rng = check_random_state(self.random_state)
         Xc = X - X.mean(axis=0)

@@ -37,6 +37,7 @@ import numba
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, _fit_context
+from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from statmechlearn._core.rng import check_random_state
@@ -65,9 +66,27 @@ def to_spins(image, name="image"):
     spins : ndarray of shape (height, width)
     encoding : {"bool", "01", "pm1"}
     """
-    arr = np.asarray(image)
-    if arr.ndim != 2 or min(arr.shape) < 1:
+    # scikit-learn's own messages for sparse, complex and empty input (which its checks
+    # expect), after the name of the argument
+    try:
+        arr = check_array(
+            image,
+            accept_sparse=False,
+            dtype=None,
+            ensure_2d=False,
+            allow_nd=True,
+            ensure_all_finite=False,
+            ensure_min_samples=0,
+            input_name=name,
+        )
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}: {exc}") from None
+    if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D image of shape (height, width), got {arr.shape}")
+    try:
+        arr = check_array(arr, dtype=None, ensure_all_finite=False, input_name=name)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
     if arr.dtype == bool:
         return np.where(arr, 1.0, -1.0), "bool"
     values = np.unique(arr)
