@@ -185,6 +185,12 @@ def _report(out, names=None, not_run=None):
     for name, why in summary.not_run.items():
         if not_run is None or name not in not_run:
             typer.echo(f"not run: {name}: {why}", err=True)
+    if summary.incomplete:
+        typer.echo(
+            f"{len(summary.incomplete)} experiment(s) incomplete (among those not run): "
+            "their checks are not counted; `statmechlearn run NAME --MODE` finishes each",
+            err=True,
+        )
     typer.echo(
         f"{len(summary.results)} experiment(s) run, {len(summary.not_run)} not run; "
         f"evidence: {summary.evidence_passed} passed, {summary.evidence_failed} failed; "

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 import xarray as xr
 
@@ -61,3 +62,63 @@ def test_sigterm_saves_finished_cells_and_leaves_no_worker(tmp_path):
     with xr.open_dataset(path) as ds:
         done = int(ds["sim_done"].sum()) + int(ds["theory_done"].sum())
     assert done >= 1
+
+
+def _values(path):
+    with xr.open_dataset(path) as ds:
+        # every stored number but the clocks, which differ from run to run
+        return {
+            name: ds[name].values.copy()
+            for name in ds.data_vars
+            if not name.endswith(("_wall_s", "_cpu_s"))
+        }
+
+
+def test_sigkill_loses_no_stored_cell_and_leaves_no_worker(tmp_path):
+    """SIGKILL cannot be caught: what the store held must stay readable, the workers must
+    notice, and the next run computes only what is missing, to the same numbers."""
+    exe = os.path.join(os.path.dirname(sys.executable), "statmechlearn")
+    killed, reference = tmp_path / "killed", tmp_path / "reference"
+    argv = [exe, "run", _SLOW, "--quick", "--n-jobs", "2"]
+    proc = subprocess.Popen(
+        [*argv, "--out", str(killed)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        store = killed / "store"
+        # the store is flushed every 2 s: stop once it exists and a few more cells are done
+        deadline = time.monotonic() + 120
+        while not list(store.glob(f"{_SLOW}__quick__*.nc")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(2.1)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while _group_alive(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    alive = _group_alive(proc.pid)
+    if alive:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert not alive, "worker processes outlived the killed runner by more than 10 s"
+
+    (path,) = store.glob(f"{_SLOW}__quick__*.nc")
+    stored = _values(path)  # readable: the store replaces a file only once it is written
+    done = int(stored["sim_done"].sum()) + int(stored["theory_done"].sum())
+    total = stored["sim_done"].size + stored["theory_done"].size
+    assert 1 <= done < total, "kill the run in the middle"
+    again = subprocess.run(
+        [exe, "-v", *argv[1:], "--out", str(killed)], capture_output=True, text=True, check=True
+    )
+    assert f"{done} stored" in again.stderr + again.stdout
+    subprocess.run([*argv, "--out", str(reference)], capture_output=True, check=True)
+    (ref_path,) = (reference / "store").glob(f"{_SLOW}__quick__*.nc")
+    finished, expected = _values(path), _values(ref_path)
+    assert finished.keys() == expected.keys()
+    for name, value in expected.items():
+        np.testing.assert_array_equal(finished[name], value, err_msg=name)

@@ -25,10 +25,11 @@ import numpy as np
 from markupsafe import Markup
 
 from statmechlearn.experiments import _registry
+from statmechlearn.experiments._checks import CheckResult
 from statmechlearn.experiments._finite_size import LIMIT_MARK
 from statmechlearn.experiments._notation import notation_html
 from statmechlearn.experiments._provenance import provenance
-from statmechlearn.experiments._runner import missing_requirements
+from statmechlearn.experiments._runner import missing_cells, missing_requirements
 from statmechlearn.experiments._spec import FigureSpec
 from statmechlearn.experiments._store import ResultStore
 
@@ -198,6 +199,30 @@ def render_figure(spec, ds, svg_limit=None):
     return {"format": "svg", "html": Markup(svg), "bytes": size}
 
 
+def _broken_check(spec, exc):
+    """A failed smoke row that says why the checks of ``spec`` could not be evaluated."""
+    return CheckResult(
+        quantity="checks evaluated",
+        observed=None,
+        observed_se=None,
+        expected=None,
+        expected_from="",
+        z=None,
+        tolerance="",
+        resolution=None,
+        kind="smoke",
+        passed=False,
+        note=f"evaluating the checks raised {type(exc).__name__}: {exc}",
+    )
+
+
+def _broken_figure(spec, exc):
+    """What the page shows in place of a figure whose drawing raised."""
+    text = Markup.escape(f"{spec.figure}: drawing the figure raised {type(exc).__name__}: {exc}")
+    html = f'<p class="report-figure figure-error">{text}</p>'
+    return {"format": "error", "html": Markup(html), "bytes": len(html)}
+
+
 @dataclass
 class ReportSummary:
     """Counts of one report (its top section), for the command line.
@@ -207,13 +232,18 @@ class ReportSummary:
     path : pathlib.Path
     results : dict of str to list of CheckResult
     not_run : dict of str to str
-        Experiments without results, with the reason.
+        Experiments without results, with the reason (the incomplete ones
+        among them).
+    incomplete : dict of str to tuple of int
+        Experiments whose stored result lacks cells: ``(done, total)``;
+        their checks are not evaluated.
     evidence_passed, evidence_failed, smoke_passed, smoke_failed, skipped, reported : int
     """
 
     path: Path
     results: dict
     not_run: dict = field(default_factory=dict)
+    incomplete: dict = field(default_factory=dict)
     evidence_passed: int = 0
     evidence_failed: int = 0
     smoke_passed: int = 0
@@ -476,7 +506,7 @@ def write_report(out="results", names=None, not_run=None):
     store = ResultStore(out / "store")
     specs = _resolve(_default_names() if names is None else names)
     reasons = dict(not_run or {})
-    entries, results, skipped_runs = [], {}, {}
+    entries, results, skipped_runs, incomplete = [], {}, {}, {}
     for spec in specs:
         name = spec.name
         variant_of = getattr(spec, "variant_of", None)
@@ -492,6 +522,18 @@ def write_report(out="results", names=None, not_run=None):
             "heading": _variant_heading(spec) if variant_of else None,
         }
         ds = None if name in reasons else store.latest(spec)
+        if ds is not None:
+            mode = ds.attrs.get("mode", "quick")
+            missing, total = missing_cells(spec, mode, ds), spec.n_cells(mode)
+            if missing:
+                # checks on part of the cells would be counted as passed or failed on the
+                # wrong number of runs; the figure waits with them
+                incomplete[name] = (total - missing, total)
+                reasons[name] = (
+                    f"incomplete: {total - missing} of {total} cells computed "
+                    f"(statmechlearn run {name} --{mode} finishes it)"
+                )
+                ds = None
         if ds is None:
             if name not in reasons:
                 missing = missing_requirements(spec)
@@ -509,14 +551,21 @@ def write_report(out="results", names=None, not_run=None):
             }
             entries.append(entry | {"run": False, "reason": reasons[name]})
             continue
-        checks = evaluate_checks(spec, ds)
+        try:
+            checks = evaluate_checks(spec, ds)
+        except Exception as exc:  # one experiment's checks must not take the report down
+            checks = [_broken_check(spec, exc)]
         results[name] = checks
         counts = _counts(checks)
+        try:
+            image = render_figure(spec, ds)
+        except Exception as exc:  # the error is shown where the figure would be
+            image = _broken_figure(spec, exc)
         entries.append(
             entry
             | {
                 "run": True,
-                "image": render_figure(spec, ds),
+                "image": image,
                 "checks": [(c, *_verdict(c)) for c in checks],
                 "counts": counts,
                 "largest_z": _largest_z(checks),
@@ -541,6 +590,7 @@ def write_report(out="results", names=None, not_run=None):
             if LIMIT_MARK in c.quantity and c.z is not None
         ],
         n_run=len(results),
+        n_incomplete=len(incomplete),
         totals=totals,
         all_good=not skipped_runs
         and totals["evidence_failed"] == 0
@@ -559,6 +609,7 @@ def write_report(out="results", names=None, not_run=None):
         path=path,
         results=results,
         not_run={s.name: skipped_runs[s.name]["reason"] for s in specs if s.name in skipped_runs},
+        incomplete=incomplete,
         **totals,
     )
 

@@ -13,6 +13,7 @@ An experiment whose required packages are missing is not run and says why.
 import json
 import math
 import os
+import threading
 import time
 import traceback
 from contextlib import ExitStack, contextmanager, nullcontext
@@ -34,6 +35,7 @@ __all__ = [
     "SchedulerUnavailableError",
     "empty_dataset",
     "executor",
+    "missing_cells",
     "missing_requirements",
     "run_experiment",
     "run_experiments",
@@ -210,6 +212,23 @@ def _missing_tasks(spec, mode, ds):
     return tasks
 
 
+def missing_cells(spec, mode, ds):
+    """Number of cells of ``spec`` in ``mode`` that the stored dataset ``ds`` lacks.
+
+    Parameters
+    ----------
+    spec : FigureSpec
+    mode : {"quick", "full"}
+    ds : xarray.Dataset
+        A stored (possibly partial) result of ``spec`` in ``mode``.
+
+    Returns
+    -------
+    int
+    """
+    return len(_missing_tasks(spec, mode, ds))
+
+
 def _store_cell(spec, ds, kind, index, out, wall, cpu):
     prefix = {"theory": "theory_", "sim": "sim_", "shared": "shared_"}[kind]
     expected = {v for v in spec.outputs if v.startswith(prefix)}
@@ -230,6 +249,35 @@ class _SerialExecutor:
         return map(fn, tasks)
 
 
+#: Seconds between a worker's looks at whether the runner that started it is still alive.
+_WATCH_INTERVAL = 0.5
+_watching = []
+
+
+def _watch_runner(runner_pid):
+    """In a worker: exit once the runner is gone (killed with SIGKILL, it cannot stop us).
+
+    loky keeps idle workers for minutes; orphaned, they would hold the runner's output pipe
+    open, so a caller reading it (``| tee``, CI) would hang with them."""
+    if os.getpid() == runner_pid or _watching:
+        return
+    parent = os.getppid()
+
+    def watch():
+        while True:
+            time.sleep(_WATCH_INTERVAL)
+            if os.getppid() != parent:  # re-parented: the runner has died
+                os._exit(1)
+
+    _watching.append(threading.Thread(target=watch, name="watch-runner", daemon=True))
+    _watching[0].start()
+
+
+def _run_in_worker(fn, task, runner_pid):
+    _watch_runner(runner_pid)
+    return fn(task)
+
+
 class _LokyExecutor:
     def __init__(self, n_jobs):
         self.n_jobs = n_jobs
@@ -238,7 +286,8 @@ class _LokyExecutor:
         from joblib import Parallel, delayed
 
         parallel = Parallel(n_jobs=self.n_jobs, backend="loky", return_as="generator_unordered")
-        return parallel(delayed(fn)(t) for t in tasks)
+        runner = os.getpid()
+        return parallel(delayed(_run_in_worker)(fn, t, runner) for t in tasks)
 
 
 class _DaskExecutor:
