@@ -29,7 +29,10 @@ app = typer.Typer(
 
 
 def _fail(message, code=2):
-    typer.echo(f"error: {message}", err=True)
+    # one line whatever the user typed: control characters (a path with a newline or a
+    # record separator in it) are written as escapes
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
+    typer.echo(f"error: {text}", err=True)
     raise typer.Exit(code)
 
 
@@ -158,6 +161,10 @@ def _run(specs, full, n_jobs, scheduler, out, force=False):
         _fail(str(exc))
     except ValueError as exc:
         _fail(str(exc))
+    except MemoryError as exc:
+        _fail(f"the run needs more memory than this machine has ({exc}); make it smaller")
+    except OSError as exc:  # a full disk or a store that became unwritable mid-run
+        _fail(f"cannot write the store in {out}: {exc}; the cells saved before are kept")
     except _Terminated:
         typer.echo("terminated: finished cells are saved; run again to resume", err=True)
         raise typer.Exit(EXIT_TERMINATED) from None

@@ -28,7 +28,13 @@ from statmechlearn.experiments._checks import MODES
 from statmechlearn.experiments._fingerprint import library_versions, peer_versions
 from statmechlearn.experiments._progress import progress_reporter
 from statmechlearn.experiments._provenance import run_provenance
-from statmechlearn.experiments._store import ResultStore, key_digest, result_key, spec_hash
+from statmechlearn.experiments._store import (
+    ResultStore,
+    StoreWriteError,
+    key_digest,
+    result_key,
+    spec_hash,
+)
 
 __all__ = [
     "RunSummary",
@@ -586,7 +592,10 @@ def run_experiments(
                     )
                 )
             except Exception as exc:
-                if errors == "raise" or isinstance(exc, SchedulerUnavailableError):
+                # no other experiment could be stored either
+                if errors == "raise" or isinstance(
+                    exc, SchedulerUnavailableError | StoreWriteError
+                ):
                     raise
                 where = traceback.extract_tb(exc.__traceback__)[-1]
                 why = (

@@ -27,7 +27,20 @@ import xarray as xr
 
 from statmechlearn.experiments._fingerprint import cell_code, library_versions, peer_versions
 
-__all__ = ["ResultStore", "dataset_checksum", "key_digest", "result_key", "spec_hash"]
+__all__ = [
+    "ResultStore",
+    "StoreWriteError",
+    "dataset_checksum",
+    "key_digest",
+    "result_key",
+    "spec_hash",
+]
+
+
+class StoreWriteError(OSError):
+    """The store could not be written (a full disk, a folder made read-only): the run stops,
+    and what the store held before stays as it was (files are replaced only when written)."""
+
 
 #: Bumped when the layout of stored datasets changes.
 STORE_FORMAT = 2
@@ -239,11 +252,14 @@ class ResultStore:
         path : Path
         """
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         ds = ds.copy()
         ds.attrs.pop("checksum", None)
         ds.attrs["checksum"] = dataset_checksum(ds)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+        except OSError as exc:
+            raise StoreWriteError(exc.errno, exc.strerror, str(path.parent)) from exc
         os.close(fd)
         # gzip every array: stored images and mostly-NaN padded paths shrink many-fold
         encoding = {
@@ -256,6 +272,9 @@ class ResultStore:
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
             os.replace(tmp, path)
+        except OSError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            raise StoreWriteError(exc.errno, exc.strerror or str(exc), str(path)) from exc
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

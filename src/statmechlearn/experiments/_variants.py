@@ -282,8 +282,12 @@ def _convert(param, raw, spec):
         except (TypeError, ValueError):
             kind = "an integer" if param.kind == "int" else "a number"
             raise OverrideError(f"{where} must be {kind}; got {raw!r}") from None
-        if not math.isfinite(value):
+        # an int is exact however large (math.isfinite would overflow converting it), but
+        # the arrays it sizes hold 64-bit integers
+        if isinstance(value, float) and not math.isfinite(value):
             raise OverrideError(f"{where} must be finite; got {raw!r}")
+        if isinstance(value, int) and abs(value) >= 2**63:
+            raise OverrideError(f"{where} must be an integer below 2**63 in size; got {raw!r}")
     allowed = param.allowed
     if isinstance(allowed, _Interval):
         if value not in allowed:
