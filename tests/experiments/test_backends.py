@@ -1,5 +1,8 @@
 """Same seeds give identical numbers on every backend."""
 
+import os
+import signal
+
 import numpy as np
 import pytest
 
@@ -25,6 +28,36 @@ def test_serial_loky_and_dask_give_identical_results(tmp_path, small_spec):
         assert got.keys() == ref.keys()
         for name in ref:
             np.testing.assert_array_equal(got[name], ref[name], err_msg=name)
+
+
+def test_a_dask_worker_killed_mid_run_loses_nothing(tmp_path, small_spec):
+    """SIGKILL to one of two LocalCluster workers after the first cell: the scheduler gives
+    its tasks to the other, the nanny restarts it, and every number is the serial run's."""
+    pytest.importorskip("distributed")
+    serial = run_experiment(small_spec, "quick", out=tmp_path / "serial", progress=False)
+    with executor(2, "local") as dask:
+        victim = sorted(dask.client.run(os.getpid).values())[0]
+
+        class KillingOneWorker:
+            def imap_unordered(self, fn, tasks):
+                for i, result in enumerate(dask.imap_unordered(fn, tasks)):
+                    if i == 0:
+                        os.kill(victim, signal.SIGKILL)
+                    yield result
+
+        killed = run_experiment(
+            small_spec,
+            "quick",
+            out=tmp_path / "killed",
+            progress=False,
+            _executor=KillingOneWorker(),
+        )
+        assert victim not in dask.client.run(os.getpid).values()
+    assert killed.n_computed == small_spec.n_cells("quick")
+    ref, got = _values(serial), _values(killed)
+    assert got.keys() == ref.keys()
+    for name in ref:
+        np.testing.assert_array_equal(got[name], ref[name], err_msg=name)
 
 
 def test_unreachable_scheduler_says_so():
