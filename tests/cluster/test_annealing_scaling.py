@@ -7,7 +7,7 @@ from sklearn.datasets import load_digits, make_blobs
 from sklearn.preprocessing import StandardScaler
 
 from statmechlearn.cluster import DeterministicAnnealing
-from statmechlearn.cluster._annealing import _POLISH_TOL
+from statmechlearn.cluster._annealing import _HARD_ENTROPY, _POLISH_TOL
 from statmechlearn.cluster._gibbs import gibbs_pass, gibbs_statistics
 from statmechlearn.cluster._schedule import SETTLED_POWER, GeometricSchedule
 
@@ -176,16 +176,36 @@ def test_splits_found_on_a_subsample_give_the_fit_on_all_rows(mass_constrained):
         rtol=0,
         atol=2 * step,
     )
-    # below the last split the path is computed on every row
-    settled = np.argmax(sampled.path_.n_clusters == 5)
-    T = sampled.path_.temperature[settled + 1]
+    # once no split can come and the subsample's assignments are hard, the path is
+    # computed on every row
+    path = sampled.path_
+    settled = np.argmax(path.n_clusters == 5)
+    hard = settled + np.argmax(path.entropy[settled:] < _HARD_ENTROPY)
+    assert path.entropy[hard] < _HARD_ENTROPY and hard + 1 < len(path.temperature)
     Xc = X - X.mean(axis=0)
-    stats = gibbs_statistics(
-        Xc,
-        (sampled.path_.centers[settled + 1] - X.mean(axis=0))[None],
-        np.log(sampled.path_.weights[settled + 1])[None],
-        T,
-    )
-    assert sampled.path_.free_energy[settled + 1] == pytest.approx(
-        stats["free_energy"][0], rel=1e-10
+
+    def on_all_rows(i):
+        centers = (path.centers[i] - X.mean(axis=0))[None]
+        stats = gibbs_statistics(Xc, centers, np.log(path.weights[i])[None], path.temperature[i])
+        return stats["free_energy"][0]
+
+    assert path.free_energy[hard + 1] == pytest.approx(on_all_rows(hard + 1), rel=1e-10)
+    # and before, on the subsample
+    assert path.free_energy[hard] != pytest.approx(on_all_rows(hard), rel=1e-6)
+
+
+def test_the_default_subsample_gives_the_fit_on_all_rows():
+    """Above the default split_sample_size: the splits on 2^14 rows, the relocation moves
+    proposed from thinned clusters of more than 4096 rows, and still the fit on all rows."""
+    X, _ = make_blobs(24000, n_features=4, centers=4, cluster_std=1.5, random_state=3)
+    whole = DeterministicAnnealing(4, split_sample_size=None, random_state=0).fit(X)
+    default = DeterministicAnnealing(4, random_state=0).fit(X)
+    assert default.split_sample_size < len(X)
+    assert default.inertia_ == pytest.approx(whole.inertia_, rel=1e-9)
+    step = np.sqrt(_POLISH_TOL * whole.tol * X.var(axis=0).mean())
+    np.testing.assert_allclose(
+        np.sort(default.cluster_centers_, axis=0),
+        np.sort(whole.cluster_centers_, axis=0),
+        rtol=0,
+        atol=2 * step,
     )

@@ -150,11 +150,11 @@ def test_one_annealing_vocabulary_everywhere():
 def _data(estimator):
     rng = np.random.default_rng(0)
     tags = estimator.__sklearn_tags__()
+    X = np.r_[rng.normal(-2, 0.5, (20, 2)), rng.normal(2, 0.5, (20, 2))]
+    if tags.input_tags.pairwise:  # a dissimilarity matrix, which is also positive-only
+        return ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
     if tags.input_tags.positive_only:
         return rng.poisson(4.0, (40, 5)) + np.eye(5, dtype=int)[rng.integers(0, 5, 40)] * 8
-    X = np.r_[rng.normal(-2, 0.5, (20, 2)), rng.normal(2, 0.5, (20, 2))]
-    if tags.input_tags.pairwise:
-        return ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
     return X
 
 
