@@ -155,6 +155,20 @@ def test_dask_cluster_streams_a_dask_array_and_reduces_its_statistics():
     assert da.score(X) == pytest.approx(whole.score(X), rel=2e-3)
 
 
+def _assert_same_fixed_point(fit, whole, X):
+    assert fit.inertia_ == pytest.approx(whole.inertia_, rel=1e-9)
+    # each run stops polishing when a pass moves the code vectors by less than `step` (the
+    # squared-norm criterion _POLISH_TOL * tol * variance); at the floor the pass contracts
+    # by far more than a half, so each is within one step of the fixed point: two within two
+    step = np.sqrt(_POLISH_TOL * whole.tol * X.var(axis=0).mean())
+    np.testing.assert_allclose(
+        np.sort(fit.cluster_centers_, axis=0),
+        np.sort(whole.cluster_centers_, axis=0),
+        rtol=0,
+        atol=2 * step,
+    )
+
+
 @pytest.mark.parametrize("mass_constrained", [True, False])
 def test_splits_found_on_a_subsample_give_the_fit_on_all_rows(mass_constrained):
     X, _ = make_blobs(4000, n_features=3, centers=5, cluster_std=1.0, random_state=6)
@@ -165,17 +179,7 @@ def test_splits_found_on_a_subsample_give_the_fit_on_all_rows(mass_constrained):
         5, mass_constrained=mass_constrained, split_sample_size=400, random_state=0
     ).fit(X)
     # the answer is the final temperature's fixed point on all the rows, as the full anneal's
-    assert sampled.inertia_ == pytest.approx(whole.inertia_, rel=1e-9)
-    # each run stops polishing when a pass moves the code vectors by less than `step` (the
-    # squared-norm criterion _POLISH_TOL * tol * variance); at the floor the pass contracts
-    # by far more than a half, so each is within one step of the fixed point: two within two
-    step = np.sqrt(_POLISH_TOL * whole.tol * X.var(axis=0).mean())
-    np.testing.assert_allclose(
-        np.sort(sampled.cluster_centers_, axis=0),
-        np.sort(whole.cluster_centers_, axis=0),
-        rtol=0,
-        atol=2 * step,
-    )
+    _assert_same_fixed_point(sampled, whole, X)
     # once no split can come and the subsample's assignments are hard, the path is
     # computed on every row
     path = sampled.path_
@@ -201,11 +205,4 @@ def test_the_default_subsample_gives_the_fit_on_all_rows():
     whole = DeterministicAnnealing(4, split_sample_size=None, random_state=0).fit(X)
     default = DeterministicAnnealing(4, random_state=0).fit(X)
     assert default.split_sample_size < len(X)
-    assert default.inertia_ == pytest.approx(whole.inertia_, rel=1e-9)
-    step = np.sqrt(_POLISH_TOL * whole.tol * X.var(axis=0).mean())
-    np.testing.assert_allclose(
-        np.sort(default.cluster_centers_, axis=0),
-        np.sort(whole.cluster_centers_, axis=0),
-        rtol=0,
-        atol=2 * step,
-    )
+    _assert_same_fixed_point(default, whole, X)

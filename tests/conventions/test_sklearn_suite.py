@@ -29,63 +29,38 @@ _MAP = (
     "scores them as three clusters and wants every unit used"
 )
 
+#: The checks that fit generic real-valued features.
+_GENERIC_DATA = (
+    "check_fit_score_takes_y",
+    "check_estimators_overwrite_params",
+    "check_dont_overwrite_parameters",
+    "check_estimators_fit_returns_self",
+    "check_readonly_memmap_input",
+    "check_n_features_in_after_fitting",
+    "check_estimators_dtypes",
+    "check_dtype_object",
+    "check_pipeline_consistency",
+    "check_estimators_nan_inf",
+    "check_estimators_pickle",
+    "check_f_contiguous_array_estimator",
+    "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance",
+    "check_fit2d_1sample",
+    "check_fit2d_1feature",
+    "check_dict_unchanged",
+    "check_fit_idempotent",
+    "check_fit_check_is_fitted",
+    "check_n_features_in",
+    "check_fit2d_predict1d",
+)
+
 #: (estimator, check) -> why its input domain forbids the check's data.
 DOMAIN_EXCEPTIONS = {
     "InformationBottleneck": dict.fromkeys(
-        (
-            "check_fit_score_takes_y",
-            "check_estimators_overwrite_params",
-            "check_dont_overwrite_parameters",
-            "check_estimators_fit_returns_self",
-            "check_readonly_memmap_input",
-            "check_n_features_in_after_fitting",
-            "check_estimators_dtypes",
-            "check_dtype_object",
-            "check_pipeline_consistency",
-            "check_estimators_nan_inf",
-            "check_estimators_pickle",
-            "check_f_contiguous_array_estimator",
-            "check_clustering",
-            "check_non_transformer_estimators_n_iter",
-            "check_methods_sample_order_invariance",
-            "check_methods_subset_invariance",
-            "check_fit2d_1sample",
-            "check_fit2d_1feature",
-            "check_dict_unchanged",
-            "check_fit_idempotent",
-            "check_fit_check_is_fitted",
-            "check_n_features_in",
-            "check_fit2d_predict1d",
-        ),
-        _JOINT,
+        (*_GENERIC_DATA, "check_clustering", "check_non_transformer_estimators_n_iter"), _JOINT
     ),
-    "IsingDenoiser": dict.fromkeys(
-        (
-            "check_fit_score_takes_y",
-            "check_estimators_overwrite_params",
-            "check_dont_overwrite_parameters",
-            "check_estimators_fit_returns_self",
-            "check_readonly_memmap_input",
-            "check_n_features_in_after_fitting",
-            "check_positive_only_tag_during_fit",
-            "check_estimators_dtypes",
-            "check_dtype_object",
-            "check_pipeline_consistency",
-            "check_estimators_nan_inf",
-            "check_estimators_pickle",
-            "check_f_contiguous_array_estimator",
-            "check_methods_sample_order_invariance",
-            "check_methods_subset_invariance",
-            "check_fit2d_1sample",
-            "check_fit2d_1feature",
-            "check_dict_unchanged",
-            "check_fit_idempotent",
-            "check_fit_check_is_fitted",
-            "check_n_features_in",
-            "check_fit2d_predict1d",
-        ),
-        _BINARY,
-    ),
+    # a +-1 image has negative values, and is refused for not being binary, not for them
+    "IsingDenoiser": dict.fromkeys((*_GENERIC_DATA, "check_positive_only_tag_during_fit"), _BINARY),
     "PairwiseClustering": {
         "check_clustering": _RAW_FEATURES.format(what="a square dissimilarity matrix")
     },
