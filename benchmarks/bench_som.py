@@ -42,7 +42,8 @@ __all__ = ["main"]
 SHAPE = (6, 6)
 SIGMA = 0.5
 EPOCHS = 10
-TARGET_TIME, TARGET_QE = 1.5, 1.05
+# faster than MiniSom, at its quantisation error within 3 % and a topographic error no worse
+TARGET_TIME, TARGET_QE = 1.0, 1.03
 
 
 def _data():
