@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 JOBS   ?= 2
 
-.PHONY: venv reproduce reproduce-full publish test test-floors docs lint bench clean
+.PHONY: venv reproduce reproduce-full publish test test-report test-floors docs lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,11 @@ publish: $(STAMP)
 test: $(STAMP)
 	bash scripts/ensure-chromium.sh
 	$(BIN)/python -m pytest
+
+## The report tests over every experiment, on the store `make reproduce` wrote in results/
+## (make test runs them on one paper's reproduction of its own).
+test-report: $(STAMP)
+	$(BIN)/python -m pytest -m reproduction --quick-results results
 
 ## The fast part of the suite on the lowest dependency versions pyproject.toml declares.
 test-floors: $(STAMP)

@@ -5,10 +5,15 @@
 - A session- or module-scoped fixture of the suite's own would be computed
   once per worker that runs a test needing it; the tests that share one are
   grouped on one worker, so it is computed once, as in a serial run.
-- The real main job, ``reproduce all --quick`` (``quick_results``, minutes),
-  starts in a background process as soon as the workers have collected, so
-  it runs beside the rest of the suite from the first second instead of
-  holding one worker; the tests that read it wait for it to finish.
+- The report tests read a real quick reproduction (``quick_results``): by
+  default of one cheap experiment per paper (``SUITE_EXPERIMENTS``), which
+  starts in a background process as soon as the workers have collected, so it runs
+  beside the rest of the suite instead of holding one worker; the tests that
+  read it wait for it to finish. With ``--quick-results DIR`` they read the
+  store ``make reproduce`` wrote there instead and cover every experiment
+  (``make test-report``; CI runs it after ``make reproduce``). The whole
+  reproduction is the README's second command, not part of every test run:
+  it is about 20 CPU-minutes, more than the rest of the suite.
 """
 
 import os
@@ -21,9 +26,54 @@ import pytest
 
 #: The fixture the background run serves, and the command it runs.
 QUICK_FIXTURE = "quick_results"
-QUICK_COMMAND = ("reproduce", "all", "--quick", "--n-jobs", "2")
+#: What the suite reproduces itself, about 40 CPU-seconds: an experiment of every paper, among
+#: them theory alone (mixture-fig2), simulations with error bars (lvq-fig2), a finite-size
+#: ladder with its N -> oo limit (lvq-fss) and real data (outliers-real-data).
+SUITE_EXPERIMENTS = (
+    "lvq-fig2",
+    "lvq-fss",
+    "maxent-inference",
+    "mixture-fig2",
+    "outliers-real-data",
+    "sampling-gibbs-exact",
+    "selection-gap",
+    "sparse-fig3",
+)
+QUICK_COMMAND = ("reproduce", *SUITE_EXPERIMENTS, "--quick", "--n-jobs", "2")
+#: The marker of the tests that read the quick reproduction (``pytest -m reproduction``).
+REPRODUCTION_MARK = "reproduction"
 #: Folder of the background run, below the controller's base temporary directory.
 QUICK_DIR = "quick-reproduction"
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--quick-results",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="folder holding the store of `make reproduce` (reproduce all --quick): the report "
+        "tests read it and cover every experiment, instead of reproducing one paper themselves",
+    )
+
+
+def reproduced_names(config):
+    """The experiments the report tests cover: every one with --quick-results, else a few."""
+    from statmechlearn.experiments import names
+
+    return names() if config.getoption("quick_results") is not None else list(SUITE_EXPERIMENTS)
+
+
+@pytest.fixture(scope="session")
+def reproduced(request):
+    """The names of the experiments ``quick_results`` holds."""
+    return reproduced_names(request.config)
+
+
+def pytest_generate_tests(metafunc):
+    # the same list on every xdist worker: the registry's order
+    if "reproduced_name" in metafunc.fixturenames:
+        metafunc.parametrize("reproduced_name", reproduced_names(metafunc.config))
 
 
 def _shared_fixture(item):
@@ -58,6 +108,8 @@ def pytest_configure(config):
 
 # per item as it is collected, so the mark is there before xdist reads the marks
 def pytest_itemcollected(item):
+    if QUICK_FIXTURE in getattr(item, "fixturenames", ()):
+        item.add_marker(getattr(pytest.mark, REPRODUCTION_MARK))
     group = _shared_fixture(item)
     if group is not None:
         item.add_marker(pytest.mark.xdist_group(group))
@@ -108,6 +160,8 @@ def _start_quick_run(config):
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node, ids):
     config = node.config
+    if config.getoption("quick_results") is not None:
+        return  # the report tests read a finished reproduction
     if getattr(config, "_quick_process", None) is None and any(
         f"::{QUICK_FIXTURE}" in i for i in ids
     ):
@@ -145,23 +199,28 @@ def background_quick_run(tmp_path_factory, timeout=3600.0):
 
 
 @pytest.fixture(scope="session")
-def quick_results(tmp_path_factory):
-    """The real main job (`reproduce all --quick`), run once for the whole session.
+def quick_results(request, tmp_path_factory):
+    """``(out, result)`` of a real quick reproduction: its folder, exit status and output.
 
-    Under xdist the controller starts it in the background as soon as the workers have
-    collected; without xdist it runs here, in process.
+    With ``--quick-results DIR``, the report rebuilt from the store there (every experiment);
+    otherwise ``reproduce SUITE_EXPERIMENTS --quick``, run once for the whole session: under xdist
+    the controller starts it in the background as soon as the workers have collected, without
+    xdist it runs here, in process.
     """
-    shared = background_quick_run(tmp_path_factory)
-    if shared is not None:
-        return shared
     from typer.testing import CliRunner
 
     from statmechlearn.cli import app
 
+    given = request.config.getoption("quick_results")
+    if given is not None:
+        if not (given / "store").is_dir():
+            pytest.fail(f"--quick-results {given}: no store/ there; run `make reproduce` first")
+        return given, CliRunner().invoke(app, ["report", "--out", str(given)])
+    shared = background_quick_run(tmp_path_factory)
+    if shared is not None:
+        return shared
     out = tmp_path_factory.mktemp("results")
-    result = CliRunner().invoke(
-        app, ["reproduce", "all", "--quick", "--n-jobs", "2", "--out", str(out)]
-    )
+    result = CliRunner().invoke(app, [*QUICK_COMMAND, "--out", str(out)])
     return out, result
 
 

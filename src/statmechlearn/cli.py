@@ -438,9 +438,32 @@ def run(
         raise typer.Exit(EXIT_NOT_RUN)
 
 
+def _targets(targets):
+    """The specs of ``targets`` ('all', paper keys, experiment names), each once, in order."""
+    from statmechlearn.experiments import UnknownExperimentError, get, papers, specs_for
+
+    specs = {}
+    for target in targets:
+        try:
+            found = [get(target)] if target not in ("all", *papers()) else specs_for(target)
+        except UnknownExperimentError:
+            _fail(
+                f"unknown paper or experiment {target!r}; valid: all, {', '.join(papers())}, "
+                "or an experiment name (see `statmechlearn list`)"
+            )
+        specs.update((spec.name, spec) for spec in found)
+    return list(specs.values())
+
+
 @app.command()
 def reproduce(
-    target: Annotated[str, typer.Argument(help="'all' or a paper key (see `list`).")] = "all",
+    targets: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="TARGET",
+            help="'all' (the default), paper keys or experiment names (see `list`).",
+        ),
+    ] = None,
     full: FullOpt = False,
     n_jobs: JobsOpt = 1,
     scheduler: SchedOpt = None,
@@ -450,18 +473,14 @@ def reproduce(
 ):
     """Run every experiment of a paper (or all) and write the HTML report.
 
-    The report also shows the stored variants (run --set) of these
-    experiments. Exit status 0 when every check passes and every experiment
-    ran, 1 when a check failed, 3 when an experiment could not run (the
-    report says why).
+    Several targets give one report of them all, in the order given; a target
+    may also be one experiment's name. The report also shows the stored
+    variants (run --set) of these experiments. Exit status 0 when every check
+    passes and every experiment ran, 1 when a check failed, 3 when an
+    experiment could not run (the report says why).
     """
-    from statmechlearn.experiments import UnknownExperimentError, specs_for
-
     _load_modules(modules)
-    try:
-        specs = specs_for(target)
-    except UnknownExperimentError as exc:
-        _fail(str(exc))
+    specs = _targets(targets or ["all"])
     summaries = _run(specs, full, n_jobs, scheduler, out, force)
     not_run = {s.name: s.not_run for s in summaries if s.not_run}
     variants = _stored_variants(out, {s.name for s in specs})

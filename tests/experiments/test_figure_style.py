@@ -124,16 +124,16 @@ def style_problems(fig):
 
 
 @pytest.fixture(scope="module")
-def stored(quick_results):
+def stored(quick_results, reproduced):
     out, _ = quick_results
     store = ResultStore(out / "store")
-    return {n: store.latest(get(n)) for n in names()}
+    return {n: store.latest(get(n)) for n in reproduced}
 
 
-@pytest.mark.parametrize("name", names())
-def test_every_figure_keeps_the_house_style(stored, name):
+def test_every_figure_keeps_the_house_style(stored, reproduced_name):
     import matplotlib.pyplot as plt
 
+    name = reproduced_name
     spec, ds = get(name), stored[name]
     assert ds is not None, f"{name} has no stored result"
     fig = np.atleast_1d(spec.plot(ds)).flat[0].figure

@@ -32,10 +32,10 @@ FORBIDDEN = (
 
 
 @pytest.fixture(scope="module")
-def stored(quick_results):
+def stored(quick_results, reproduced):
     out, _ = quick_results
     store = ResultStore(out / "store")
-    return {n: store.latest(get(n)) for n in names()}
+    return {n: store.latest(get(n)) for n in reproduced}
 
 
 def _calls_while(fn):
@@ -53,10 +53,10 @@ def _calls_while(fn):
     return modules
 
 
-@pytest.mark.parametrize("name", names())
-def test_plot_and_checks_call_no_solver_estimator_or_loader(stored, name):
+def test_plot_and_checks_call_no_solver_estimator_or_loader(stored, reproduced_name):
     import matplotlib.pyplot as plt
 
+    name = reproduced_name
     spec, ds = get(name), stored[name]
     assert ds is not None, f"{name} has no stored result"
 
@@ -108,12 +108,12 @@ def _data_lines(fig):
             yield line
 
 
-@pytest.mark.parametrize("name", names())
-def test_every_drawn_line_is_stored_data(stored, name):
+def test_every_drawn_line_is_stored_data(stored, reproduced_name):
     """The y of every data line is a stored number or its mean, median, extreme or
     spread over seeds: no curve is re-interpolated or computed at render time."""
     import matplotlib.pyplot as plt
 
+    name = reproduced_name
     spec, ds = get(name), stored[name]
     fig = np.atleast_1d(spec.plot(ds)).flat[0].figure
     pool = _stored_values(ds)
@@ -130,6 +130,8 @@ def test_the_rate_distortion_points_are_drawn_where_they_were_computed(stored):
     array: the drawn (D, R) pairs must be the stored ones."""
     import matplotlib.pyplot as plt
 
+    if "maxent-rd-ib" not in stored:
+        pytest.skip("maxent-rd-ib is not in this reproduction (make test-report covers it)")
     ds = stored["maxent-rd-ib"].isel(beta_max=0, seed=0)
     ax = np.atleast_1d(get("maxent-rd-ib").plot(stored["maxent-rd-ib"]))[0]
     points = next(line for line in ax.get_lines() if line.get_label() == "Blahut–Arimoto")

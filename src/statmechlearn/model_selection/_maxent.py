@@ -59,18 +59,20 @@ class MaxEntDistribution:
 
 def _check_feasible(R, mu, scale):
     m, J = R.shape
-    # find p >= 0 with sum p = 1, R^T p = mu, maximising the smallest p (> 0: interior)
+    # find p >= 0 with sum p = 1, R^T p = mu, maximising the smallest p (> 0: interior);
+    # written as p_i = t + s_i with s_i >= 0, so that "t <= p_i" is a bound, not m rows of
+    # constraints: the LP keeps J + 1 rows however fine the grid
+    Rs = R / scale
     c = np.zeros(m + 1)
     c[-1] = -1.0
-    A_eq = np.zeros((J + 1, m + 1))
-    A_eq[:J, :m] = (R / scale).T
+    A_eq = np.empty((J + 1, m + 1))
+    A_eq[:J, :m] = Rs.T
+    A_eq[:J, m] = Rs.sum(axis=0)
     A_eq[J, :m] = 1.0
+    A_eq[J, m] = m
     b_eq = np.append(mu / scale, 1.0)
-    A_ub = np.hstack([-np.eye(m), np.ones((m, 1))])  # t <= p_i
     res = linprog(
         c,
-        A_ub=A_ub,
-        b_ub=np.zeros(m),
         A_eq=A_eq,
         b_eq=b_eq,
         bounds=[(0, None)] * m + [(0, 1.0 / m)],
