@@ -35,11 +35,11 @@ SUITE_EXPERIMENTS = (
     "maxent-inference",
     "mixture-fig2",
     "outliers-real-data",
-    "sampling-gibbs-exact",
-    "selection-gap",
+    "sampling-structured-mf",
+    "selection-protocol",
     "sparse-fig3",
 )
-QUICK_COMMAND = ("reproduce", *SUITE_EXPERIMENTS, "--quick", "--n-jobs", "2")
+QUICK_COMMAND = ("reproduce", *SUITE_EXPERIMENTS, "--quick", "--n-jobs", "1")
 #: The marker of the tests that read the quick reproduction (``pytest -m reproduction``).
 REPRODUCTION_MARK = "reproduction"
 #: Folder of the background run, below the controller's base temporary directory.

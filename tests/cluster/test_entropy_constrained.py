@@ -72,3 +72,22 @@ def test_bad_input_is_named():
         EntropyConstrainedClustering(-0.1).fit(X)
     with pytest.raises(ValueError, match="inf"):
         EntropyConstrainedClustering(max_clusters=2).fit(np.array([[0.0], [np.inf], [1.0]]))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize(("n", "K", "d"), [(1, 1, 1), (30, 7, 3), (257, 32, 5)])
+def test_compiled_step_matches_its_numpy_twin(seed, n, K, d):
+    from statmechlearn.cluster._entropy_constrained import _gibbs_step, _gibbs_step_numpy
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * 3.0
+    P = rng.dirichlet(np.ones(K), size=n)
+    P[:, -1] = 0.0  # an empty cluster: its share is clipped, its column stays finite
+    P /= np.maximum(P.sum(axis=1, keepdims=True), 1e-300)
+    P[P.sum(axis=1) == 0, 0] = 1.0
+    for lam, T in [(0.0, 5.0), (0.3, 0.5), (2.0, 1e-3)]:
+        got, change = _gibbs_step(X, np.einsum("ij,ij->i", X, X), P, lam, T)
+        want, want_change = _gibbs_step_numpy(X, P, lam, T)
+        assert np.all(np.isfinite(got))
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+        assert change == pytest.approx(want_change, rel=1e-9, abs=1e-12)

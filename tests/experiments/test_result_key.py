@@ -197,12 +197,21 @@ def test_checksum_covers_every_attribute(tmp_path, small_spec):
     assert pristine.attrs["checksum"] == dataset_checksum(pristine)
     targets = [(None, k) for k in pristine.attrs if k != "checksum"]
     targets += [(v, "units") for v in ("sim_R", "theory_eps_g")]
-    for var, key in targets:
+
+    def edited(var, key):
         ds = pristine.copy(deep=True)
         attrs = ds.attrs if var is None else ds[var].attrs
         attrs[key] = f"{attrs.get(key, '')}x"
+        return ds
+
+    # every attribute is in the checksum ...
+    for var, key in targets:
+        assert dataset_checksum(edited(var, key)) != pristine.attrs["checksum"], (var, key)
+    # ... and the store refuses a file whose checksum no longer matches (one file-level and
+    # one variable's attribute, through a real write and load: 0.8 s each)
+    for var, key in [targets[0], targets[-1]]:
         summary.path.unlink(missing_ok=True)
-        ds.to_netcdf(summary.path, engine="h5netcdf")
+        edited(var, key).to_netcdf(summary.path, engine="h5netcdf")
         with pytest.warns(RuntimeWarning, match="checksum|key"):
             assert store.load(small_spec, "quick") is None, (var, key)
         summary.path.with_suffix(".nc.damaged").unlink()
