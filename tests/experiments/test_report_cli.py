@@ -287,7 +287,9 @@ def test_cli_unreachable_scheduler(tmp_path, monkeypatch):
 
     pytest.importorskip("distributed")
     # a refused port is retried until the timeout: wait 1 s, not the default 10 s, for it
-    monkeypatch.setattr(_runner, "executor", functools.partial(_runner.executor, connect_timeout=1.0))
+    monkeypatch.setattr(
+        _runner, "executor", functools.partial(_runner.executor, connect_timeout=1.0)
+    )
     result = runner.invoke(
         app, ["run", "lvq-fig2", "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path)]
     )
