@@ -77,7 +77,7 @@ def follow_functions_in(name):
     """
     _USER_EXPERIMENTS.add(name)
     # a file loaded again after an edit must be read again
-    for cached in (_module_source, _module_node, module_closure):
+    for cached in (_module_source, _module_tree, _module_node, module_closure, _function_node):
         cached.cache_clear()
 
 
@@ -103,6 +103,11 @@ def _module_source(name):
         raise ValueError(f"cannot read the source of module {name!r}")
     with open(spec.origin, encoding="utf-8") as fh:
         return fh.read()
+
+
+@functools.cache
+def _module_tree(name):
+    return ast.parse(_module_source(name))
 
 
 def _is_module(name):
@@ -216,6 +221,14 @@ def _function_tree(fn):
         return ast.parse("(" + source.strip().rstrip(",") + ")")
 
 
+@functools.cache
+def _function_node(fn):
+    """``(digest, tree)`` of a function's code, docstrings stripped: parsed once per function
+    however many experiments reach it (parsing was most of the time of hashing every spec)."""
+    tree = _function_tree(fn)
+    return _tree_digest(tree), tree
+
+
 class _CellCode:
     """Walks from the cell functions through the experiment modules, function by function."""
 
@@ -252,8 +265,7 @@ class _CellCode:
         key = f"function:{module}.{obj.__qualname__}"
         if key in self.parts:
             return
-        tree = _function_tree(obj)
-        self.parts[key] = _tree_digest(tree)
+        self.parts[key], tree = _function_node(obj)
         self._imports_in(tree, module)
         namespace = dict(vars(sys.modules[module]))
         if isinstance(obj, types.FunctionType):
@@ -306,7 +318,7 @@ class _CellCode:
 
 def _source_function(module, name):
     """Digest of the top-level function ``name`` as written in ``module``'s source file."""
-    for node in ast.parse(_module_source(module)).body:
+    for node in _module_tree(module).body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
             return _tree_digest(ast.Module(body=[node], type_ignores=[]))
     raise ValueError(f"{module} defines no function {name!r}")
