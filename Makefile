@@ -35,7 +35,7 @@ test: $(STAMP)
 ## The report tests over every experiment, on the store `make reproduce` wrote in results/
 ## (make test runs them on one paper's reproduction of its own).
 test-report: $(STAMP)
-	$(BIN)/python -m pytest -m reproduction --quick-results results
+	$(BIN)/python -m pytest -m reproduction --quick-results=results
 
 ## The fast part of the suite on the lowest dependency versions pyproject.toml declares.
 test-floors: $(STAMP)

@@ -9,7 +9,7 @@
   default of a few cheap experiments (``SUITE_EXPERIMENTS``), which
   starts in a background process as soon as the workers have collected, so it runs
   beside the rest of the suite instead of holding one worker; the tests that
-  read it wait for it to finish. With ``--quick-results DIR`` they read the
+  read it wait for it to finish. With ``--quick-results=DIR`` they read the
   store ``make reproduce`` wrote there instead and cover every experiment
   (``make test-report``; CI runs it after ``make reproduce``). The whole
   reproduction is the README's second command, not part of every test run:
@@ -200,7 +200,7 @@ def background_quick_run(tmp_path_factory, timeout=3600.0):
 def quick_results(request, tmp_path_factory):
     """``(out, result)`` of a real quick reproduction: its folder, exit status and output.
 
-    With ``--quick-results DIR``, the report rebuilt from the store there (every experiment);
+    With ``--quick-results=DIR``, the report rebuilt from the store there (every experiment);
     otherwise ``reproduce SUITE_EXPERIMENTS --quick``, run once for the whole session: under xdist
     the controller starts it in the background as soon as the workers have collected, without
     xdist it runs here, in process.
