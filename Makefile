@@ -33,7 +33,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 ## The report tests over every experiment, on the store `make reproduce` wrote in results/
-## (make test runs them on one paper's reproduction of its own).
+## (make test runs them on a reproduction of a few experiments of its own).
 test-report: $(STAMP)
 	$(BIN)/python -m pytest -m reproduction --quick-results=results
 

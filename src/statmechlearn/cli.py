@@ -442,13 +442,14 @@ def _targets(targets):
     """The specs of ``targets`` ('all', paper keys, experiment names), each once, in order."""
     from statmechlearn.experiments import UnknownExperimentError, get, papers, specs_for
 
+    keys = ("all", *papers())
     specs = {}
     for target in targets:
         try:
-            found = [get(target)] if target not in ("all", *papers()) else specs_for(target)
+            found = specs_for(target) if target in keys else [get(target)]
         except UnknownExperimentError:
             _fail(
-                f"unknown paper or experiment {target!r}; valid: all, {', '.join(papers())}, "
+                f"unknown paper or experiment {target!r}; valid: {', '.join(keys)}, "
                 "or an experiment name (see `statmechlearn list`)"
             )
         specs.update((spec.name, spec) for spec in found)

@@ -163,7 +163,7 @@ def _imports(tree, module):
 @functools.cache
 def _module_node(name):
     """(digest of the module's code, package modules it imports)."""
-    tree = ast.parse(_module_source(name))
+    tree = _module_tree(name)
     return _tree_digest(tree), frozenset(_imports(tree, name))
 
 
