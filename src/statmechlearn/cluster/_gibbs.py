@@ -357,6 +357,9 @@ def gibbs_pass_numpy(X, centers, log_weights, temperature, x_sq=None):
 
 
 def _pass(X, centers, log_weights, temperature, x_sq, *, with_stats):
+    # one layout for the kernel: a Fortran-ordered X (a user's, or a transposed
+    # view) would otherwise compile and cache a second specialisation of it
+    X = np.ascontiguousarray(X)
     centers = np.asarray(centers, dtype=float)
     B, K, d = centers.shape
     cy = np.ascontiguousarray(centers.reshape(B * K, d))
