@@ -361,3 +361,51 @@ def test_vectorised_exponential_is_within_two_ulp_of_the_exact_value():
     assert np.max(np.abs(got[kept] - exact) / np.spacing(exact)) <= 2.0
     assert got[u == 0.0][0] == 1.0  # the row's top term is exactly one
     assert np.all(got[~kept] == 0.0)
+
+
+@pytest.mark.parametrize("degenerate", [False, True])
+def test_lanczos_principal_axis_is_the_dense_one(degenerate):
+    from statmechlearn.cluster import _annealing
+
+    rng = np.random.default_rng(4)
+    d = _annealing._DENSE_EIGH_MAX + 44
+    X = rng.standard_normal((2 * d, d))
+    cov = X.T @ X / (2 * d)
+    if degenerate:  # a doubly degenerate top: any unit vector of the plane is an answer
+        q, _ = np.linalg.qr(rng.standard_normal((d, d)))
+        values = np.linspace(1.0, 2.0, d)
+        values[-2:] = 3.0
+        cov = (q * values) @ q.T
+    lam, vec = _annealing._top_eigenpair(cov)
+    exact = np.linalg.eigvalsh(cov)[-1]
+    assert abs(lam - exact) <= 1e-12 * exact
+    assert abs(np.linalg.norm(vec) - 1.0) < 1e-12
+    assert np.linalg.norm(cov @ vec - lam * vec) < 1e-10 * exact
+
+
+def test_lanczos_that_does_not_converge_falls_back_to_lapack(monkeypatch):
+    from scipy.sparse.linalg import ArpackNoConvergence
+
+    from statmechlearn.cluster import _annealing
+
+    def fail(*args, **kwargs):
+        raise ArpackNoConvergence("no", np.empty(0), np.empty((0, 0)))
+
+    monkeypatch.setattr(_annealing, "eigsh", fail)
+    d = _annealing._DENSE_EIGH_MAX + 1
+    cov = np.diag(np.arange(1.0, d + 1.0))
+    lam, vec = _annealing._top_eigenpair(cov)
+    assert lam == d and abs(abs(vec[-1]) - 1.0) < 1e-15
+
+
+def test_a_wide_fit_splits_into_its_two_clusters():
+    # above the dense limit every split's principal axis comes from Lanczos
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((600, 300)) + np.where(rng.random(600) < 0.5, 3.0, -3.0)[:, None] * (
+        np.arange(300) == 0
+    )
+    da = DeterministicAnnealing(2, random_state=0).fit(X)
+    lam = np.linalg.eigvalsh(np.cov(X, rowvar=False, bias=True))[-1]
+    assert da.critical_temperature_ == pytest.approx(2 * lam, rel=1e-10)
+    assert len(da.cluster_centers_) == 2
+    np.testing.assert_allclose(np.sort(da.cluster_centers_[:, 0]), [-3.0, 3.0], atol=0.2)

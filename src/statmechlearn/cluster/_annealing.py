@@ -6,6 +6,7 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -95,6 +96,9 @@ _RELOCATION_ROWS = 4096
 # all rows converges in a few iterations, while the soft temperatures in between would
 # re-converge every row from the subsample's fixed point (tens of passes).
 _HARD_ENTROPY = 1e-3
+# Features above which the principal axis comes from Lanczos, not a full eigh (below it
+# LAPACK's whole decomposition costs less than ARPACK's setup).
+_DENSE_EIGH_MAX = 256
 
 
 def _principal_axes(X, x_sq, centers, log_w, T, groups):
@@ -116,11 +120,27 @@ def _principal_axes(X, x_sq, centers, log_w, T, groups):
             diff = (X[rows][near] - centers[members[0]]) * np.sqrt(p[near])[:, None]
             scatter[g] += diff.T @ diff
             mass[g] += p.sum()
-    out = []
-    for g in range(len(groups)):
-        values, vectors = np.linalg.eigh(scatter[g] / mass[g])
-        out.append((values[-1], vectors[:, -1], mass[g]))
-    return out
+    return [(*_top_eigenpair(scatter[g] / mass[g]), mass[g]) for g in range(len(groups))]
+
+
+def _top_eigenpair(cov):
+    """Largest eigenvalue of a symmetric matrix and a unit eigenvector.
+
+    Above ``_DENSE_EIGH_MAX`` features Lanczos (ARPACK) finds the one pair the
+    split needs in O(d^2) per product, ten times faster than LAPACK's full
+    decomposition at d = 1600; its start is fixed so that a fit is
+    reproducible, and a run that does not converge falls back to LAPACK.
+    """
+    d = cov.shape[0]
+    if d > _DENSE_EIGH_MAX:
+        start = np.random.default_rng(0).standard_normal(d)
+        try:
+            values, vectors = eigsh(cov, k=1, which="LA", v0=start)
+            return values[0], vectors[:, 0]
+        except ArpackNoConvergence:
+            pass
+    values, vectors = np.linalg.eigh(cov)
+    return values[-1], vectors[:, -1]
 
 
 def _nearest_two(X, x_sq, centers):
