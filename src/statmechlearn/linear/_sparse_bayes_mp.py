@@ -25,6 +25,7 @@ from statmechlearn._core.validation import (
     check_magnitude,
     check_real,
 )
+from statmechlearn.linear._sparse_bayes_kernels import prior_update
 from statmechlearn.theory.sparse_bayes import belief_moments, match_pruning
 
 __all__ = ["sparse_bayes_amp", "sparse_bayes_bp"]
@@ -116,8 +117,7 @@ def sparse_bayes_amp(
         theta = Fm.T @ a_new
         gamma = np.sum(b) / n_features
         h = theta - gamma * m
-        A, lam = match_pruning(h, C, A0=A, lam0=lam)
-        rho, m_new, _ = belief_moments(h, A, lam)
+        A, lam, rho, m_new = prior_update(h, C, A, lam)
         if damping and t > 1:
             m_new = damping * m + (1.0 - damping) * m_new
         scale = np.sqrt(np.mean(m_new * m_new))
