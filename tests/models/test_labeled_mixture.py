@@ -27,6 +27,18 @@ def test_batch_shape_and_reproducibility():
     np.testing.assert_array_equal(X, X2)
 
 
+@pytest.mark.parametrize("n_samples, chunk_size", [(0, 4), (1, 4), (37, 4), (37, 37), (37, 100)])
+def test_chunks_are_the_stream_of_one_sample(n_samples, chunk_size):
+    m = LabeledMixture(n_features=6, p_plus=0.3, lam=1.5, v_plus=0.5, v_minus=2.0)
+    X, y = m.sample(n_samples, random_state=11)
+    chunks = list(m.sample_chunks(n_samples, random_state=11, chunk_size=chunk_size))
+    assert all(len(c[0]) <= chunk_size for c in chunks)
+    got_X = np.concatenate([c[0] for c in chunks]) if chunks else np.empty((0, 6))
+    got_y = np.concatenate([c[1] for c in chunks]) if chunks else np.empty(0)
+    np.testing.assert_array_equal(got_X, X)
+    np.testing.assert_array_equal(got_y, y)
+
+
 def test_prototypes_from_overlaps_realise_them_exactly():
     m = LabeledMixture(n_features=30, p_plus=0.5, lam=1.0)
     R = np.array([[0.4, -0.1], [0.2, 0.3]])

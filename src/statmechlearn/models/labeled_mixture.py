@@ -126,6 +126,41 @@ class LabeledMixture:
         X += self.centers[idx]
         return X, LABELS[idx]
 
+    def sample_chunks(self, n_samples, random_state=None, *, chunk_size=1024):
+        """Draw labelled examples a chunk at a time: the stream of :meth:`sample`.
+
+        The chunks, concatenated, equal ``sample(n_samples, random_state)``
+        bit for bit (labels first, then the noise row by row, as there), but
+        at most ``chunk_size`` rows are held at once: at N = 2000 the 10 N
+        examples of an on-line run are 320 MB in one piece, and fetching that
+        much fresh memory from the system costs twice the drawing.
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of examples in all, >= 0.
+        random_state : None, int or numpy.random.Generator, optional
+            Source of randomness.
+        chunk_size : int, default=1024
+            Rows per chunk, >= 1.
+
+        Yields
+        ------
+        X : ndarray of shape (n_chunk, n_features)
+        y : ndarray of shape (n_chunk,), values in {+1, -1}
+        """
+        n_samples = check_int(n_samples, "n_samples", minimum=0)
+        chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
+        rng = check_random_state(random_state)
+        idx = (rng.random(n_samples) >= self.p_plus).astype(np.intp)
+        scale = np.sqrt(self.variances)
+        for start in range(0, n_samples, chunk_size):
+            part = idx[start : start + chunk_size]
+            X = rng.standard_normal((part.size, self.n_features))
+            X *= scale[part][:, None]
+            X += self.centers[part]
+            yield X, LABELS[part]
+
     def overlaps(self, prototypes):
         """Order parameters of prototypes, eq. (4).
 

@@ -8,6 +8,10 @@ import pytest
 import xarray as xr
 
 from statmechlearn.experiments import Derived, evaluate_checks, get, run_experiment
+from statmechlearn.lvq import wta_online_updates
+from statmechlearn.models import LabeledMixture
+from statmechlearn.models.labeled_mixture import LABELS
+from statmechlearn.papers.lvq._common import simulate_learning_curve
 from statmechlearn.papers.lvq.beyond import _escape_time
 
 matplotlib.use("Agg")
@@ -160,3 +164,17 @@ def test_fss_small(tmp_path):
     wrong["sim_eps_g"] = wrong["sim_eps_g"] + 0.01
     bad = {r.quantity: r for r in evaluate_checks(spec, wrong)}
     assert not bad["ε_g(α=10), N → ∞ (1/N fit) vs theory"].passed
+
+
+def test_one_run_in_chunks_learns_exactly_as_in_one_piece():
+    kw = {"n_features": 40, "p_plus": 0.8, "lam": 1.0, "eta": 0.2}
+    R, Q, _ = simulate_learning_curve("lvq1", [1.0, 30.0], rng=np.random.default_rng(2), **kw)
+    # the same run with the examples drawn in one piece
+    rng = np.random.default_rng(2)
+    m = LabeledMixture(n_features=40, p_plus=0.8, lam=1.0)
+    W = m.prototypes_from_overlaps(np.zeros((2, 2)), 1e-4 * np.eye(2), rng)[None]
+    for n in (40, 1160):
+        X, y = m.sample(n, rng, batch_shape=(1,))
+        wta_online_updates(W, X, y, LABELS, learning_rate=0.2 / 40, a=0.0, b=1.0)
+    np.testing.assert_array_equal(m.overlaps(W)[1], Q[:, -1])
+    np.testing.assert_array_equal(m.overlaps(W)[0], R[:, -1])

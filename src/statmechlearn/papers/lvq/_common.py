@@ -86,8 +86,15 @@ def simulate_learning_curve(
     done = 0
     for i, target in enumerate(steps):
         if target > done:
-            X, y = model.sample(int(target - done), rng, batch_shape=(n_runs,))
-            wta_online_updates(W, X, y, LABELS, learning_rate=eta / n_features, a=a, b=b)
+            if n_runs == 1:
+                # one run: the same stream a chunk at a time, in bounded memory
+                for X, y in model.sample_chunks(int(target - done), rng):
+                    wta_online_updates(
+                        W, X[None], y[None], LABELS, learning_rate=eta / n_features, a=a, b=b
+                    )
+            else:
+                X, y = model.sample(int(target - done), rng, batch_shape=(n_runs,))
+                wta_online_updates(W, X, y, LABELS, learning_rate=eta / n_features, a=a, b=b)
             done = int(target)
         R[:, i], Q[:, i] = model.overlaps(W)
         eps[:, i] = model.generalization_error(W, LABELS)
