@@ -366,6 +366,28 @@ CALLS = {
         "a": (0.0, _NONNEG),
         "b": (1.0, _NONNEG),
     },
+    "statmechlearn.lvq.wta_overlap_updates": {
+        "R": (np.zeros((2, 2)), _NONNEG),
+        "Q": (0.01 * np.eye(2), {"zero"}),
+        "n_steps": (5, {"zero"}),
+        "model": (models.LabeledMixture(n_features=6, p_plus=0.6, lam=1.0), OBJECT),
+        "prototype_labels": (np.array([1, -1]), _NONNEG),
+        "learning_rate": (0.1, {"zero"}),
+        "a": (0.0, _NONNEG),
+        "b": (1.0, _NONNEG),
+        "random_state": (0, {"zero"}),
+    },
+    "statmechlearn.lvq.wta_overlap_updates_numpy": {
+        "R": (np.zeros((2, 2)), _NONNEG),
+        "Q": (0.01 * np.eye(2), {"zero"}),
+        "n_steps": (5, {"zero"}),
+        "model": (models.LabeledMixture(n_features=6, p_plus=0.6, lam=1.0), OBJECT),
+        "prototype_labels": (np.array([1, -1]), _NONNEG),
+        "learning_rate": (0.1, {"zero"}),
+        "a": (0.0, _NONNEG),
+        "b": (1.0, _NONNEG),
+        "random_state": (0, {"zero"}),
+    },
     "statmechlearn.lvq.wta_rule": {"name": ("lvq1", set())},
     # -------------------------------------------------------- model_selection
     "statmechlearn.model_selection.agreement_capacity": {
@@ -670,6 +692,11 @@ RANDOM_CALLS = {
     "statmechlearn.models.LabeledMixture.sample": lambda rs: models.LabeledMixture(
         n_features=5, p_plus=0.6, lam=1.0
     ).sample(7, random_state=rs),
+    "statmechlearn.models.LabeledMixture.sample_chunks": lambda rs: list(
+        models.LabeledMixture(n_features=5, p_plus=0.6, lam=1.0).sample_chunks(
+            7, random_state=rs, chunk_size=3
+        )
+    ),
     "statmechlearn.models.LabeledMixture.prototypes_from_overlaps": lambda rs: (
         models.LabeledMixture(n_features=5, p_plus=0.6, lam=1.0).prototypes_from_overlaps(
             0.1 * np.eye(2), 0.05 * np.eye(2), random_state=rs

@@ -8,6 +8,7 @@ estimators.
 """
 
 from statmechlearn.lvq._classifiers import GLVQ, LVQ1, LVQ21, LVQPlus
+from statmechlearn.lvq._overlaps import wta_overlap_updates, wta_overlap_updates_numpy
 from statmechlearn.lvq._vq import VQ
 from statmechlearn.lvq._wta import (
     WTA_RULES,
@@ -25,5 +26,7 @@ __all__ = [
     "LVQPlus",
     "wta_online_updates",
     "wta_online_updates_numpy",
+    "wta_overlap_updates",
+    "wta_overlap_updates_numpy",
     "wta_rule",
 ]
