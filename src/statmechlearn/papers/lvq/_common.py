@@ -4,7 +4,7 @@ batched on-line simulation of a learning curve (the library's own WTA kernel).
 
 import numpy as np
 
-from statmechlearn.lvq import wta_online_updates, wta_rule
+from statmechlearn.lvq import wta_online_updates, wta_overlap_updates, wta_rule
 from statmechlearn.models import LabeledMixture
 from statmechlearn.theory.lvq_dynamics import (
     paper_initial_overlaps,
@@ -41,6 +41,7 @@ def simulate_learning_curve(
     v_minus=1.0,
     init=None,
     n_runs=1,
+    in_order_parameters=False,
 ):
     """Monte Carlo of on-line WTA learning with two prototypes (eq. 1).
 
@@ -63,6 +64,10 @@ def simulate_learning_curve(
         Initial overlaps; default the paper's (R = 0, Q = diag(1e-4, 1e-4)).
     n_runs : int, default=1
         Independent runs advanced together along the kernel's run axis.
+    in_order_parameters : bool, default=False
+        Run the exact order-parameter chain
+        (:func:`~statmechlearn.lvq.wta_overlap_updates`: the same law at every N,
+        O(1) work per example) instead of N-dimensional prototypes; one run at a time.
 
     Returns
     -------
@@ -76,6 +81,8 @@ def simulate_learning_curve(
         n_features=n_features, p_plus=p_plus, lam=lam, v_plus=v_plus, v_minus=v_minus
     )
     R0, Q0 = paper_initial_overlaps() if init is None else init
+    if in_order_parameters:
+        return _chain_curve(model, alphas, R0, Q0, eta, a, b, rng, n_runs)
     W = np.stack([model.prototypes_from_overlaps(R0, Q0, rng) for _ in range(n_runs)])
     steps = np.round(np.asarray(alphas, dtype=float) * n_features).astype(np.int64)
     if np.any(np.diff(steps) < 0) or steps[0] < 0:
@@ -98,6 +105,39 @@ def simulate_learning_curve(
             done = int(target)
         R[:, i], Q[:, i] = model.overlaps(W)
         eps[:, i] = model.generalization_error(W, LABELS)
+    return R, Q, eps
+
+
+def _chain_curve(model, alphas, R0, Q0, eta, a, b, rng, n_runs):
+    """:func:`simulate_learning_curve` on the order-parameter chain."""
+    from statmechlearn.theory.lvq_dynamics import generalization_error
+
+    N = model.n_features
+    steps = np.round(np.asarray(alphas, dtype=float) * N).astype(np.int64)
+    if np.any(np.diff(steps) < 0) or steps[0] < 0:
+        raise ValueError("alphas must be non-negative and non-decreasing")
+    R = np.empty((n_runs, steps.size, 2, 2))
+    Q = np.empty((n_runs, steps.size, 2, 2))
+    for r in range(n_runs):
+        Rr, Qr = np.array(R0, dtype=float), np.array(Q0, dtype=float)
+        done = 0
+        for i, target in enumerate(steps):
+            Rr, Qr = wta_overlap_updates(
+                Rr,
+                Qr,
+                int(target - done),
+                model=model,
+                prototype_labels=LABELS,
+                learning_rate=eta / N,
+                a=a,
+                b=b,
+                random_state=rng,
+            )
+            done = int(target)
+            R[r, i], Q[r, i] = Rr, Qr
+    eps = generalization_error(
+        R, Q, p_plus=model.p_plus, lam=model.lam, v_plus=model.v_plus, v_minus=model.v_minus
+    )
     return R, Q, eps
 
 
