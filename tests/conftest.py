@@ -113,21 +113,6 @@ def pytest_itemcollected(item):
         item.add_marker(pytest.mark.xdist_group(group))
 
 
-def pytest_collection_modifyitems(config, items):
-    # The tests that read the background reproduction run as one group on one worker, and
-    # the first of them waits for the reproduction, which shares the cores with both
-    # workers (about a minute and a half of wall time on two). Half way down the list the
-    # wait is over before they start; last, their own minute would run with one worker idle.
-    if config.getoption("quick_results") is not None:
-        return
-    reading = [item for item in items if item.get_closest_marker(REPRODUCTION_MARK)]
-    if not reading:
-        return
-    rest = [item for item in items if not item.get_closest_marker(REPRODUCTION_MARK)]
-    middle = len(rest) // 2
-    items[:] = rest[:middle] + reading + rest[middle:]
-
-
 def pytest_collection_finish(session):
     # xdist marks a grouped test by a suffix on its node id; without it every worker would
     # compute the shared fixtures again (the quick reproduction: minutes), so say so
