@@ -120,3 +120,13 @@ def test_a_store_that_cannot_be_written_mid_run_is_one_error_and_keeps_saved_cel
     (path,) = (tmp_path / "store").glob(f"{small_spec.name}__quick__*.nc")
     with xr.open_dataset(path) as ds:
         assert int(ds["sim_done"].sum()) + int(ds["theory_done"].sum()) == 1
+
+
+@pytest.mark.parametrize("value", ["9.223372036854776e+18", "-1e19", "1e300"])
+def test_a_real_setting_of_64_bit_size_is_refused_by_name(no_runs, value):
+    # found by the fuzz above: a float of 2**63 was accepted where an int of that size is not
+    argv = ["run", "lvq-fig2", "--set", f"alpha_step_sim={value}", "--out", str(no_runs)]
+    result = runner.invoke(cli.app, argv)
+    assert result.exit_code == 2
+    assert "alpha_step_sim must be below 2**63 in size" in result.output
+    _assert_clean(result)

@@ -288,6 +288,10 @@ def _convert(param, raw, spec):
             raise OverrideError(f"{where} must be finite; got {raw!r}")
         if isinstance(value, int) and abs(value) >= 2**63:
             raise OverrideError(f"{where} must be an integer below 2**63 in size; got {raw!r}")
+        # a real setting scales sizes and counts (alpha times N examples), which the same
+        # 64-bit arrays hold
+        if isinstance(value, float) and abs(value) >= 2.0**63:
+            raise OverrideError(f"{where} must be below 2**63 in size; got {raw!r}")
     allowed = param.allowed
     if isinstance(allowed, _Interval):
         if value not in allowed:
