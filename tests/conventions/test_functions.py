@@ -98,6 +98,20 @@ _KR = [1, 2]
 _KR2 = [2, 3]
 
 # A valid call of each public function: argument -> (value, kinds that are meaningful).
+# the order-parameter chain and its NumPy twin take the same call (_valid copies it)
+_OVERLAP_CHAIN = {
+    "R": (np.zeros((2, 2)), _NONNEG),
+    "Q": (0.01 * np.eye(2), {"zero"}),
+    "n_steps": (5, {"zero"}),
+    "model": (models.LabeledMixture(n_features=6, p_plus=0.6, lam=1.0), OBJECT),
+    "prototype_labels": (np.array([1, -1]), _NONNEG),
+    "learning_rate": (0.1, {"zero"}),
+    "a": (0.0, _NONNEG),
+    "b": (1.0, _NONNEG),
+    "random_state": (0, {"zero"}),
+}
+
+
 CALLS = {
     # ---------------------------------------------------------------- cluster
     "statmechlearn.cluster.gibbs_fixed_point": {
@@ -366,28 +380,8 @@ CALLS = {
         "a": (0.0, _NONNEG),
         "b": (1.0, _NONNEG),
     },
-    "statmechlearn.lvq.wta_overlap_updates": {
-        "R": (np.zeros((2, 2)), _NONNEG),
-        "Q": (0.01 * np.eye(2), {"zero"}),
-        "n_steps": (5, {"zero"}),
-        "model": (models.LabeledMixture(n_features=6, p_plus=0.6, lam=1.0), OBJECT),
-        "prototype_labels": (np.array([1, -1]), _NONNEG),
-        "learning_rate": (0.1, {"zero"}),
-        "a": (0.0, _NONNEG),
-        "b": (1.0, _NONNEG),
-        "random_state": (0, {"zero"}),
-    },
-    "statmechlearn.lvq.wta_overlap_updates_numpy": {
-        "R": (np.zeros((2, 2)), _NONNEG),
-        "Q": (0.01 * np.eye(2), {"zero"}),
-        "n_steps": (5, {"zero"}),
-        "model": (models.LabeledMixture(n_features=6, p_plus=0.6, lam=1.0), OBJECT),
-        "prototype_labels": (np.array([1, -1]), _NONNEG),
-        "learning_rate": (0.1, {"zero"}),
-        "a": (0.0, _NONNEG),
-        "b": (1.0, _NONNEG),
-        "random_state": (0, {"zero"}),
-    },
+    "statmechlearn.lvq.wta_overlap_updates": _OVERLAP_CHAIN,
+    "statmechlearn.lvq.wta_overlap_updates_numpy": _OVERLAP_CHAIN,
     "statmechlearn.lvq.wta_rule": {"name": ("lvq1", set())},
     # -------------------------------------------------------- model_selection
     "statmechlearn.model_selection.agreement_capacity": {
