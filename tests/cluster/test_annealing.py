@@ -82,6 +82,36 @@ def test_compiled_pass_equals_its_numpy_twin(n, d, k, runs, log_t, seed):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-10 * scale * n, err_msg=name)
 
 
+@pytest.mark.parametrize("n_soft", [0, 7, 150, 600])
+def test_hard_and_soft_rows_of_one_block_equal_the_twin(n_soft):
+    """Rows far from every border are hard (one-hot, summed one by one); the points put
+    between two centres are soft. A block of 1024 with none, a few, and more than a
+    quarter soft, and a second run whose centres make every row soft."""
+    rng = np.random.default_rng(n_soft)
+    K, d, n = 4, 3, 2048
+    centers = 20.0 * np.eye(K, d)
+    X = centers[rng.integers(K, size=n)] + rng.normal(scale=0.5, size=(n, d))
+    mid = 0.5 * (centers[0] + centers[1])
+    X[rng.choice(1024, size=n_soft, replace=False)] = mid + rng.normal(scale=0.1, size=(n_soft, d))
+    runs = np.stack([centers, 0.01 * centers])
+    log_w = np.log(rng.dirichlet(np.ones(K), size=2))
+    T = 1.0
+    # the twin's posterior says which rows are soft: the case is the one named
+    proba = np.sort(posterior(X, runs, log_w, T)[0], axis=2)
+    soft = proba[:, :, -2] > np.exp(-40.0) * proba[:, :, -1]
+    assert np.sum(soft[:1024, 0]) == n_soft and not np.any(soft[1024:, 0])
+    assert np.all(soft[:, 1])
+    got = gibbs_pass(X, runs, log_w, T)
+    want = gibbs_pass_numpy(X, runs, log_w, T)
+    for name, a, b in zip(("sums", "mass", "distortion", "log_z", "plogp"), got, want, strict=True):
+        scale = max(1.0, float(np.max(np.abs(b))))
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12 * scale * n, err_msg=name)
+    # a hard row's assignment is exactly one-hot: its cluster masses are whole numbers
+    if n_soft == 0:
+        np.testing.assert_array_equal(got[1][0], np.round(got[1][0]))
+        assert got[4][0] == 0.0
+
+
 def test_pass_is_bit_identical_for_any_thread_count():
     X, _ = make_blobs(5000, n_features=4, centers=6, random_state=11)
     centers = X[:6][None]

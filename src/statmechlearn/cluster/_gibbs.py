@@ -8,9 +8,14 @@ isotropic Gaussian mixture of variance ``T/2``. Arrays carry a leading run
 axis ``B`` so that many starts on the same data cost one matrix product.
 
 One pass (:func:`gibbs_pass`) is a numba loop over fixed blocks of rows:
-per block a BLAS product gives the cross terms ``x . y_k``, loops turn them
-into the assignment (accumulating masses, and distortions and entropy when
-asked), and a second product gives the centroid sums. A block is held as
+per block a BLAS product gives the cross terms ``x . y_k`` and loops turn them
+into logits, each row's largest and second largest. A *hard* row, whose second
+term is below ``e^-40`` of its largest, is assigned one-hot exactly (the dense
+path zeroes those terms too): it adds itself to one centroid sum, as in a Lloyd
+iteration, with no exponential. The soft rows go through the exponentials
+(accumulating masses, and distortions and entropy when asked) and a second
+product gives their centroid sums; where more than a quarter of a block's rows
+are soft, all its rows take that dense path. A block is held as
 ``(code vector, row)``, so that every loop runs along the block's 1024 rows
 and vectorises (along K = 10 entries per row it did not). The exponentials of a
 block are one branch-free loop (:func:`_exp_block`, within an ulp of libm's
@@ -56,6 +61,10 @@ _BLOCK = 1024
 _LOG_TINY = -40.0
 _SPAN = 64 * _BLOCK
 _FAST = {"reassoc", "contract"}
+# A run's block takes the dense path (every row through the exponentials and a
+# product) when more than this fraction of its rows is soft; below it the hard
+# rows are summed one by one and only the soft ones are gathered.
+_SOFT_DENSE = 0.25
 
 
 # exp(u) = 2^k exp(r), k = round(u / ln 2), |r| <= ln(2) / 2: ln 2 in two
@@ -99,10 +108,140 @@ def _exp_block(a, bits, m):  # pragma: no cover - compiled
         a[i] *= scale[i]
 
 
-@numba.njit(cache=True, nogil=True, parallel=True, fastmath=_FAST, error_model="numpy")
+@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
+def _soft_part(P, top, lw, inv_t, with_stats, mass, dist):  # pragma: no cover - compiled
+    """Turn logits ``P`` (code vector, row) into ``p(k|x)`` in place; add masses and stats.
+
+    ``top`` is each row's largest logit. Returns the rows' ``sum log Z_x`` and
+    ``sum p log p`` (zero below ``with_stats`` 1 and 2).
+    """
+    K, m = P.shape
+    for k in range(K):
+        row = P[k]
+        for r in range(m):
+            row[r] -= top[r]
+    flat = P.reshape(K * m)
+    logits = flat.copy() if with_stats >= 2 else flat[:0]
+    bits = np.empty(K * m, dtype=np.int64)
+    _exp_block(flat, bits, K * m)
+    totals = np.zeros(m)
+    for k in range(K):
+        row = P[k]
+        for r in range(m):
+            totals[r] += row[r]
+    for r in range(m):
+        totals[r] = 1.0 / totals[r]
+    for k in range(K):
+        row = P[k]
+        acc = 0.0
+        for r in range(m):
+            p = row[r] * totals[r]
+            row[r] = p
+            acc += p
+        mass[k] += acc
+    log_z = 0.0
+    ent = 0.0
+    if with_stats >= 1:
+        log_inv = np.empty(m)
+        for r in range(m):
+            log_inv[r] = np.log(totals[r])
+            log_z += top[r] - log_inv[r]
+        if with_stats >= 2:
+            for k in range(K):
+                row = P[k]
+                acc = 0.0
+                for r in range(m):
+                    p = row[r]
+                    if p > 0.0:
+                        u = logits[k * m + r]
+                        acc += p * (lw[k] - u - top[r])
+                        ent += p * (u + log_inv[r])
+                dist[k] += acc / inv_t
+    return log_z, ent
+
+
+@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
+def _block(
+    xb, xs, cy, y_sq, log_w, inv_t, with_stats, sums, mass, dist, log_z, plogp
+):  # pragma: no cover - compiled
+    """One block of rows: add its centroid sums, masses and statistics to the outputs.
+
+    A block is held as (code vector, row): every loop runs along the block's rows,
+    contiguous and long, so LLVM vectorises it (along K = 10 it would not).
+    """
+    m, d = xb.shape
+    B, K = log_w.shape
+    prob = np.empty((B, K, m))
+    prob.reshape(B * K, m)[:, :] = np.dot(cy, xb.T)
+    top = np.empty(m)
+    sec = np.empty(m)
+    lab = np.empty(m, dtype=np.int64)
+    soft = np.empty(m, dtype=np.int64)
+    for b in range(B):
+        P = prob[b]
+        lw = log_w[b]
+        for r in range(m):
+            top[r] = -np.inf
+            sec[r] = -np.inf
+            lab[r] = 0
+        for k in range(K):
+            row = P[k]
+            yk = y_sq[b, k]
+            for r in range(m):
+                lk = lw[k] - max(xs[r] - 2.0 * row[r] + yk, 0.0) * inv_t
+                row[r] = lk
+                t = top[r]
+                sec[r] = max(sec[r], min(t, lk))
+                lab[r] = k if lk > t else lab[r]
+                top[r] = max(t, lk)
+        ns = 0
+        for r in range(m):
+            if sec[r] - top[r] > _LOG_TINY:
+                soft[ns] = r
+                ns += 1
+        sb = sums[b * K : (b + 1) * K]
+        if ns > _SOFT_DENSE * m:
+            lz, ent = _soft_part(P, top, lw, inv_t, with_stats, mass[b], dist[b])
+            sb[:, :] += np.dot(P, xb)
+        else:
+            # a hard row's assignment is one-hot exactly: the exponentials it would
+            # sum are zeroed below e^-40, so it adds its row to one centroid sum
+            lz = 0.0
+            i = 0
+            for r in range(m):
+                if i < ns and soft[i] == r:
+                    i += 1
+                    continue
+                k = lab[r]
+                mass[b, k] += 1.0
+                for j in range(d):
+                    sb[k, j] += xb[r, j]
+                if with_stats >= 1:
+                    lz += top[r]
+                    if with_stats >= 2:
+                        dist[b, k] += (lw[k] - top[r]) / inv_t
+            ent = 0.0
+            if ns > 0:
+                Ps = np.empty((K, ns))
+                ts = np.empty(ns)
+                xsoft = np.empty((ns, d))
+                for i in range(ns):
+                    r = soft[i]
+                    ts[i] = top[r]
+                    for j in range(d):
+                        xsoft[i, j] = xb[r, j]
+                for k in range(K):
+                    for i in range(ns):
+                        Ps[k, i] = P[k, soft[i]]
+                lz2, ent = _soft_part(Ps, ts, lw, inv_t, with_stats, mass[b], dist[b])
+                lz += lz2
+                sb[:, :] += np.dot(Ps, xsoft)
+        log_z[b] += lz
+        plogp[b] += ent
+
+
+@numba.njit(cache=True, nogil=True, parallel=True)
 def _pass_kernel(X, cy, x_sq, y_sq, log_w, inv_t, with_stats):  # pragma: no cover - compiled
-    # A block is held as (code vector, row): every loop below runs along the block's
-    # rows, contiguous and long, so LLVM vectorises it (along K = 10 it would not).
     n, d = X.shape
     B, K = log_w.shape
     n_blocks = (n + _BLOCK - 1) // _BLOCK
@@ -114,84 +253,27 @@ def _pass_kernel(X, cy, x_sq, y_sq, log_w, inv_t, with_stats):  # pragma: no cov
     for blk in numba.prange(n_blocks):
         start = blk * _BLOCK
         stop = min(n, start + _BLOCK)
-        m = stop - start
-        xb = X[start:stop]
-        xs = x_sq[start:stop]
-        prob = np.empty((B * K, m))
-        prob[:, :] = np.dot(cy, xb.T)  # cross terms x.y_k, overwritten by p(k|x)
-        tops = np.empty((B, m))
-        totals = np.empty(m)
-        log_inv = np.empty(m if with_stats >= 1 else 0)
-        for b in range(B):
-            top = tops[b]
-            for r in range(m):
-                top[r] = -np.inf
-            for k in range(K):
-                row = prob[b * K + k]
-                lw = log_w[b, k]
-                yk = y_sq[b, k]
-                for r in range(m):
-                    lk = lw - max(xs[r] - 2.0 * row[r] + yk, 0.0) * inv_t
-                    row[r] = lk
-                    top[r] = max(top[r], lk)
-            for k in range(K):
-                row = prob[b * K + k]
-                for r in range(m):
-                    row[r] -= top[r]
-        flat = prob.reshape(B * K * m)
-        # the logits relative to the row's top, u <= 0, kept for the statistics
-        logits = flat.copy() if with_stats >= 2 else flat[:0]
-        bits = np.empty(B * K * m, dtype=np.int64)
-        _exp_block(flat, bits, B * K * m)  # exp(0) = 1 exactly for the top term
-        for b in range(B):
-            for r in range(m):
-                totals[r] = 0.0
-            for k in range(K):
-                row = prob[b * K + k]
-                for r in range(m):
-                    totals[r] += row[r]
-            for r in range(m):
-                totals[r] = 1.0 / totals[r]
-            for k in range(K):
-                row = prob[b * K + k]
-                acc = 0.0
-                for r in range(m):
-                    p = row[r] * totals[r]
-                    row[r] = p
-                    acc += p
-                mass[blk, b, k] = acc
-            if with_stats >= 1:
-                acc = 0.0
-                for r in range(m):
-                    log_inv[r] = np.log(totals[r])
-                    acc += tops[b, r] - log_inv[r]
-                log_z[blk, b] = acc
-            if with_stats >= 2:
-                top = tops[b]
-                ent = 0.0
-                for k in range(K):
-                    row = prob[b * K + k]
-                    lw = log_w[b, k]
-                    o = (b * K + k) * m
-                    acc = 0.0
-                    for r in range(m):
-                        p = row[r]
-                        if p > 0.0:
-                            u = logits[o + r]
-                            # |x - y_k|^2 = T (log w_k - logit_k)
-                            acc += p * (lw - u - top[r])
-                            # log p = u - log(total) = u + log(1 / total)
-                            ent += p * (u + log_inv[r])
-                    dist[blk, b, k] = acc / inv_t
-                plogp[blk, b] = ent
-        sums[blk] = np.dot(prob, xb)
-    # in block order, so that the bits do not depend on the thread count;
-    # scalar loops, since array expressions on views allocate per block
+        _block(
+            X[start:stop],
+            x_sq[start:stop],
+            cy,
+            y_sq,
+            log_w,
+            inv_t,
+            with_stats,
+            sums[blk],
+            mass[blk],
+            dist[blk],
+            log_z[blk],
+            plogp[blk],
+        )
     out_sums = np.zeros((B * K, d))
     out_mass = np.zeros((B, K))
     out_dist = np.zeros((B, K))
     out_log_z = np.zeros(B)
     out_plogp = np.zeros(B)
+    # in block order, so that the bits do not depend on the thread count;
+    # scalar loops, since array expressions on views allocate per block
     for blk in range(n_blocks):
         for q in range(B * K):
             for j in range(d):
