@@ -14,14 +14,16 @@ import xarray as xr
 from typer.testing import CliRunner
 
 from statmechlearn.cli import app
-from statmechlearn.experiments import get, run_experiment
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and groups")
 
-#: A quick experiment of about 50 cells, a few tenths of a second each, both theory and
-#: simulation: about 10 s on two workers, long enough to kill in the middle and cheap to
-#: run again to the end.
+#: A quick experiment of 51 cells, both theory and simulation, made four times cheaper by
+#: a variant (a tenth of a second a cell, 6 s in all on one process): the killed run's
+#: workers take seconds to start, the store's first flush holds one cell, the next comes
+#: 2 s later, so a kill 1 s after the first lands in the middle, and the rest and the
+#: reference are cheap to run to the end.
 _SLOW = "sampling-exactness"
+_SLOW_SET = ["--set", "n_sweeps=100"]
 #: A quick experiment that runs past its first progress line (a minute): only its start runs.
 _LONG = "outliers-hard-thresholds"
 
@@ -88,7 +90,7 @@ def test_sigkill_loses_no_stored_cell_and_leaves_no_worker(tmp_path):
     exe = os.path.join(os.path.dirname(sys.executable), "statmechlearn")
     killed, reference = tmp_path / "killed", tmp_path / "reference"
     proc = subprocess.Popen(
-        [exe, "run", _SLOW, "--quick", "--n-jobs", "2", "--out", str(killed)],
+        [exe, "run", _SLOW, "--quick", *_SLOW_SET, "--n-jobs", "2", "--out", str(killed)],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -98,7 +100,7 @@ def test_sigkill_loses_no_stored_cell_and_leaves_no_worker(tmp_path):
         store = killed / "store"
         # the store is flushed every 2 s: stop once it exists and a few more cells are done
         deadline = time.monotonic() + 120
-        while not list(store.glob(f"{_SLOW}__quick__*.nc")) and time.monotonic() < deadline:
+        while not list(store.glob(f"{_SLOW}@*__quick__*.nc")) and time.monotonic() < deadline:
             time.sleep(0.1)
         time.sleep(1.0)
         proc.send_signal(signal.SIGKILL)
@@ -114,18 +116,21 @@ def test_sigkill_loses_no_stored_cell_and_leaves_no_worker(tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)
     assert not alive, "worker processes outlived the killed runner by more than 10 s"
 
-    (path,) = store.glob(f"{_SLOW}__quick__*.nc")
+    (path,) = store.glob(f"{_SLOW}@*__quick__*.nc")
     stored = _values(path)  # readable: the store replaces a file only once it is written
     done = int(stored["sim_done"].sum()) + int(stored["theory_done"].sum())
     total = stored["sim_done"].size + stored["theory_done"].size
     assert 1 <= done < total, "kill the run in the middle"
     # the rest in this process: a cell runs on one thread whatever the backend, so serial
     # cells are bit-identical to the killed run's workers' (and skip two interpreters)
-    again = CliRunner().invoke(app, ["-v", "run", _SLOW, "--quick", "--out", str(killed)])
+    again = CliRunner().invoke(
+        app, ["-v", "run", _SLOW, "--quick", *_SLOW_SET, "--out", str(killed)]
+    )
     assert again.exit_code == 0, again.output
     assert f"{done} stored" in again.output
-    run_experiment(get(_SLOW), "quick", out=reference, progress=False)
-    (ref_path,) = (reference / "store").glob(f"{_SLOW}__quick__*.nc")
+    ref = CliRunner().invoke(app, ["run", _SLOW, "--quick", *_SLOW_SET, "--out", str(reference)])
+    assert ref.exit_code == 0, ref.output
+    (ref_path,) = (reference / "store").glob(f"{_SLOW}@*__quick__*.nc")
     finished, expected = _values(path), _values(ref_path)
     assert finished.keys() == expected.keys()
     for name, value in expected.items():

@@ -50,7 +50,7 @@ def test_gap_table_runs_and_passes(tmp_path):
 
 def test_comparison_runs_and_reports_every_pick(tmp_path):
     _, ds, results = _small(
-        "selection-comparison", tmp_path, n_seeds=2, n_references=10, n_splits=2
+        "selection-comparison", tmp_path, n_seeds=2, n_references=10, n_splits=2, n_init=1
     )
     evidence = [r for r in results if r.kind == "evidence"]
     assert evidence and all(r.passed for r in evidence)
