@@ -8,10 +8,25 @@ import pytest
 
 from statmechlearn.datasets import load_colon
 from statmechlearn.exceptions import ConvergenceWarning
-from statmechlearn.linear import SparseBayesClassifier, SparseBayesClassifierCV, sparse_bayes_amp
+from statmechlearn.linear import (
+    SmoothedStepActivation,
+    SparseBayesClassifier,
+    SparseBayesClassifierCV,
+    sparse_bayes_amp,
+)
 from statmechlearn.linear._sparse_bayes import _make_activation
-from statmechlearn.linear._sparse_bayes_adaptive import MIN_STEP, adaptive_amp, pattern_matrix
-from statmechlearn.linear._sparse_bayes_kernels import prior_update, prior_update_reference
+from statmechlearn.linear._sparse_bayes_adaptive import (
+    MIN_STEP,
+    adaptive_amp,
+    adaptive_amp_numpy,
+    pattern_matrix,
+)
+from statmechlearn.linear._sparse_bayes_kernels import (
+    log_ndtr,
+    prior_update,
+    prior_update_reference,
+    step_channel,
+)
 from statmechlearn.models import SparsePerceptron
 
 
@@ -109,3 +124,112 @@ def test_compiled_prior_update_matches_its_numpy_twin(C, scale, warm):
     np.testing.assert_allclose(rho, rho_ref, rtol=1e-8, atol=1e-12)
     np.testing.assert_allclose(m, m_ref, rtol=1e-8, atol=1e-12 * np.abs(m_ref).max())
     assert rho.mean() == pytest.approx(C, rel=1e-10)
+
+
+def _exact_log_ndtr(x):
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workdps(40):
+        v = mpmath.mpf(float(x))
+        # above 0 through 1 - Phi(-x): ln of a number near 1 keeps the digits of its gap
+        return float(mpmath.log1p(-mpmath.ncdf(-v)) if x > 0 else mpmath.log(mpmath.ncdf(v)))
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        *np.linspace(-45.0, 37.0, 165),
+        -20.0,
+        np.nextafter(-20.0, 0.0),
+        np.nextafter(-20.0, -np.inf),
+        0.0,
+        1e-300,
+        -1e-300,
+        5.999,
+        6.001,
+    ],
+)
+def test_compiled_log_ndtr_against_mpmath(x):
+    exact = _exact_log_ndtr(x)
+    # erfc(x / sqrt 2) above 0: the rounding of x / sqrt(2) (half an ulp) moves
+    # 1 - Phi(x) by x^2 ulps relative, an error of the formula scipy shares, not of the code
+    rel = 1e-13 + (x * x * 1e-15 if x > 0 else 0.0)
+    assert log_ndtr(x) == pytest.approx(exact, rel=rel, abs=1e-300)
+
+
+@pytest.mark.parametrize(("kappa", "width"), [(0.0, 0.0), (0.05, 0.0), (0.1, 0.3)])
+def test_compiled_channel_matches_log_partition(kappa, width):
+    act = SmoothedStepActivation(kappa, width)
+    # |x| = |h| / s <= 40: r = exp(-x^2/2 - ln Z) cancels two terms of size x^2 / 2, so
+    # any two implementations differ by x^2 ulps there (both references included)
+    h = np.linspace(-8.0, 8.0, 2001)
+    for V in (0.04, 0.37, 25.0):
+        d1, d2 = np.empty_like(h), np.empty_like(h)
+        step_channel(h, V, act._log_kappa, act._log_slope, width**2, d1, d2)
+        _, ref1, ref2 = act.log_partition(h, V)
+        # the reference's log_ndtr and ours differ by ulps; d2 = -(r/s^2)(x + r) cancels
+        # where x ~ -r (kappa = 0 far in the wrong tail), so it is held to the scale of r x
+        np.testing.assert_allclose(d1, ref1, rtol=1e-12, atol=1e-300)
+        scale = np.abs(ref1) * (np.abs(h) / (V + width**2) + np.abs(ref1))
+        np.testing.assert_allclose(d2, ref2, rtol=0, atol=1e-12 * scale.max())
+
+
+def _colon_patterns(seed):
+    X, y, _ = load_colon()
+    rng = np.random.default_rng(seed)
+    keep = rng.permutation(len(y))[:42]
+    X = np.log10(X[keep])
+    X = (X - X.mean(0)) / X.std(0)
+    return pattern_matrix(X, np.where(y[keep] == y[keep][0], 1.0, -1.0))
+
+
+@pytest.mark.parametrize("data", ["teacher", "colon"])
+@pytest.mark.parametrize("C", [0.01, 0.05, 0.2])
+@pytest.mark.parametrize("kappa", [0.0, 0.1])
+def test_compiled_iteration_follows_its_numpy_twin(data, C, kappa):
+    """The same updates, then the same fixed point.
+
+    The two differ by rounding (``log_ndtr``, sums and norms in another order), which the
+    step rule amplifies over a hundred updates into a different path; where both
+    converge, they converge to the same fixed point, and where both stall (an unstable
+    fixed point, e.g. kappa = 0 at C = 0.01 on teacher data) they stop as unconverged.
+    """
+    if data == "teacher":
+        _, X, y = _teacher(400, 300, 7)
+        F = pattern_matrix(X, y)
+    else:
+        F = _colon_patterns(0)
+    act = SmoothedStepActivation(kappa)
+    got = adaptive_amp(F, C, act, max_iter=400, tol=1e-9, patience=60)
+    ref = adaptive_amp_numpy(F, C, act, max_iter=400, tol=1e-9, patience=60)
+    np.testing.assert_allclose(got["step"][:20], ref["step"][:20], rtol=1e-7)
+    np.testing.assert_allclose(got["change"][:20], ref["change"][:20], rtol=1e-6)
+    assert (got["converged"], got["stalled"]) == (ref["converged"], ref["stalled"])
+    assert abs(got["n_iter"] - ref["n_iter"]) <= 0.05 * ref["n_iter"] + 2
+    if ref["converged"]:
+        scale = np.abs(ref["m"]).max()
+        for name in ("m", "rho", "a", "omega"):
+            np.testing.assert_allclose(got[name], ref[name], rtol=0, atol=1e-8 * max(scale, 1.0))
+        assert got["A"] == pytest.approx(ref["A"], rel=1e-8)
+        assert got["Gamma"] == pytest.approx(ref["Gamma"], rel=1e-8)
+
+
+def test_other_channels_and_a_failed_newton_run_the_numpy_iteration(monkeypatch):
+    _, X, y = _teacher(200, 200, 3)
+    F = pattern_matrix(X, y)
+
+    class Shifted(SmoothedStepActivation):
+        """A channel the compiled loop does not know (a subclass may override anything)."""
+
+    ref = adaptive_amp_numpy(F, 0.1, Shifted(0.05), max_iter=100)
+    got = adaptive_amp(F, 0.1, Shifted(0.05), max_iter=100)
+    np.testing.assert_array_equal(got["m"], ref["m"])
+    # a prior update whose Newton fails needs the bracketing reference: the NumPy loop
+    import statmechlearn.linear._sparse_bayes_adaptive as adaptive
+
+    def fails(*args):
+        return (1, *([None] * 11))
+
+    monkeypatch.setattr(adaptive, "adaptive_step_loop", fails)
+    act = SmoothedStepActivation(0.05)
+    ref = adaptive_amp_numpy(F, 0.1, act, max_iter=100)
+    np.testing.assert_array_equal(adaptive_amp(F, 0.1, act, max_iter=100)["m"], ref["m"])

@@ -20,7 +20,13 @@ from numba import njit
 
 from statmechlearn.theory.sparse_bayes import belief_moments, match_pruning
 
-__all__ = ["prior_update", "prior_update_reference"]
+__all__ = [
+    "adaptive_step_loop",
+    "log_ndtr",
+    "prior_update",
+    "prior_update_reference",
+    "step_channel",
+]
 
 _TOL = 1e-12  # match_pruning's default tolerance on the relative residuals
 _MAX_NEWTON = 50
@@ -141,3 +147,139 @@ def prior_update_reference(h, C, A0=None, lam0=None):
     A, lam = match_pruning(h, C, A0=A0, lam0=lam0)
     rho, m, _ = belief_moments(h, A, lam)
     return A, lam, rho, m
+
+
+_SQRT1_2 = 0.7071067811865476
+_LOG_SQRT_2PI = 0.9189385332046728
+#: ``beta <- beta exp(_GAIN cos)`` without oscillation; ``beta / 2`` with it.
+_GAIN = 0.15
+_SHRINK = 0.5
+
+
+@njit(cache=True, nogil=True)
+def log_ndtr(x):  # pragma: no cover - compiled
+    """``ln Phi(x)`` of the standard normal, compiled (scipy.special.log_ndtr's cases).
+
+    ``erfc`` carries it: above 0 as ``ln(1 - Phi(-x))`` by ``log1p`` (``ln`` of a
+    rounded ``1 - q`` loses q's digits: 6e-8 relative at x = 6); below -20 the
+    asymptotic series ``Phi(x) = phi(x)/(-x) (1 - 1/x^2 + 3/x^4 - ...)``, whose 12 terms
+    are below 1e-20 there.
+    """
+    if x > 0.0:
+        return math.log1p(-0.5 * math.erfc(x * _SQRT1_2))
+    if x > -20.0:
+        return math.log(0.5 * math.erfc(-x * _SQRT1_2))
+    x2 = x * x
+    term = 1.0
+    total = 1.0
+    for k in range(1, 13):
+        term *= -(2.0 * k - 1.0) / x2
+        total += term
+    return -0.5 * x2 - math.log(-x) - _LOG_SQRT_2PI + math.log(total)
+
+
+@njit(cache=True, nogil=True)
+def step_channel(h, variance, log_kappa, log_slope, width_sq, d1, d2):  # pragma: no cover
+    """First two ``h``-derivatives of ``ln Z(h, V)`` of the smoothed step, ``V + width^2 > 0``.
+
+    The compiled :meth:`~statmechlearn.linear.SmoothedStepActivation.log_partition`
+    (its reference): ``Z = kappa + (1 - 2 kappa) Phi(h / s)``, ``s^2 = V + width^2``.
+    """
+    s2 = variance + width_sq
+    s = math.sqrt(s2)
+    for i in range(h.size):
+        x = h[i] / s
+        b = log_slope + log_ndtr(x)
+        top = max(log_kappa, b)
+        log_z = top + math.log1p(math.exp(-abs(log_kappa - b))) if log_kappa > -np.inf else b
+        r = math.exp(log_slope - 0.5 * x * x - _LOG_SQRT_2PI - log_z)
+        d1[i] = r / s
+        d2[i] = -(r / s2) * (x + r)
+
+
+@njit(cache=True, nogil=True)
+def adaptive_step_loop(
+    F, C, log_kappa, log_slope, width_sq, max_iter, tol, patience, min_step
+):  # pragma: no cover - compiled
+    """The adaptive iteration of ``_sparse_bayes_adaptive`` for the smoothed step, compiled.
+
+    Returns ``status`` first: 0 when it ran to its end; 1 when a prior update needed the
+    bracketing reference (Newton failed or a field was not finite), and the caller
+    reruns the NumPy iteration, which has it.
+    """
+    n_samples, n_features = F.shape
+    m = np.zeros(n_features)
+    m_bar = np.zeros(n_features)
+    a = np.zeros(n_samples)
+    a_new = np.empty(n_samples)
+    b = np.empty(n_samples)
+    rho = np.zeros(n_features)
+    change = np.empty(max_iter)
+    steps = np.empty(max_iter)
+    d_prev = np.zeros(n_features)
+    gamma = 0.0
+    A = 1.0
+    lam = math.log(C / (1.0 - C))  # the solution without data
+    beta = 1.0
+    res_prev = np.inf
+    best = np.inf
+    since_best = 0
+    converged = False
+    stalled = False
+    status = 0
+    t = 0
+    for t in range(1, max_iter + 1):
+        V = max(C - np.mean(m * m), 1e-12 * C)
+        omega = F @ m - V * a
+        step_channel(omega, V, log_kappa, log_slope, width_sq, a_new, b)
+        gamma_new = np.sum(b) / n_features
+        if t == 1:
+            a = a_new.copy()
+            gamma = gamma_new
+            m_bar = m.copy()
+        else:
+            a = beta * a_new + (1.0 - beta) * a
+            gamma = beta * gamma_new + (1.0 - beta) * gamma
+            m_bar = beta * m + (1.0 - beta) * m_bar
+        h = F.T @ a - gamma * m_bar
+        for i in range(n_features):
+            if not math.isfinite(h[i]):
+                return status + 1, m, rho, a, gamma, A, lam, t, False, False, change, steps
+        if not (math.isfinite(A) and math.isfinite(lam) and A > 0):
+            A, lam = 1.0, math.log(C / (1.0 - C))
+        lam, log_a, ok = _newton(h * h, C, lam, math.log(A), _TOL, _MAX_NEWTON)
+        if not ok:
+            return status + 1, m, rho, a, gamma, A, lam, t, False, False, change, steps
+        A = math.exp(log_a)
+        rho, proposal = _beliefs(h, A, lam)
+        d = proposal - m
+        scale = math.sqrt(np.mean(proposal * proposal))
+        res = np.max(np.abs(d)) / scale if scale > 0 else 0.0
+        change[t - 1] = res
+        steps[t - 1] = beta
+        if not math.isfinite(res):
+            m = proposal
+            break
+        if res < tol:
+            m = proposal
+            converged = True
+            break
+        if t > 1:
+            norms = math.sqrt(np.dot(d, d)) * math.sqrt(np.dot(d_prev, d_prev))
+            cos = np.dot(d, d_prev) / norms if norms > 0 else 0.0
+            if res > res_prev and cos < 0.0:
+                beta = max(beta * _SHRINK, min_step)
+            else:
+                beta = min(1.0, max(beta * math.exp(_GAIN * cos), min_step))
+        d_prev = d
+        res_prev = res
+        m = beta * proposal + (1.0 - beta) * m
+        if res < best:
+            best = res
+            since_best = 0
+        else:
+            since_best += 1
+            if patience > 0 and since_best >= patience:
+                stalled = True
+                break
+    return status, m, rho, a, gamma, A, lam, t, converged, stalled, change[:t], steps[:t]
