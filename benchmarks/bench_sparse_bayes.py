@@ -213,8 +213,8 @@ def main():
         "prior's two hyperparameters with the beliefs, all in one compiled loop for the "
         "smoothed-step channel. On the colon data (42 × 2000) the products are negligible: "
         "the Newton solve (N exponentials per evaluation, a few evaluations per update) "
-        "sets the time per update above; the peer's 50 liblinear fits on 34 tissues are "
-        "cheaper still."
+        "is most of the time per update above; the peer's 50 liblinear fits on 34 tissues "
+        "are cheaper still."
     )
     print("\n\n".join(lines))
 
