@@ -51,7 +51,7 @@ from statmechlearn.linear._sparse_bayes_kernels import (
     adaptive_step_loop,
     prior_update,
 )
-from statmechlearn.theory._channels import SmoothedStepActivation
+from statmechlearn.theory.sparse_bayes import SmoothedStepActivation
 
 __all__ = ["MIN_STEP", "adaptive_amp", "adaptive_amp_numpy", "blas_threads_for", "pattern_matrix"]
 
