@@ -2,7 +2,17 @@ import dataclasses
 
 import pytest
 
-from statmechlearn.experiments import get
+from statmechlearn.experiments import _registry, get
+
+
+@pytest.fixture(autouse=True)
+def _registry_as_found(monkeypatch):
+    """Every test here leaves the registry as it found it: a run with ``--set`` registers
+    its variant in this process, and a later test listing the experiments (in whatever
+    order the workers take them) must not see it."""
+    _registry.names()
+    for attr in ("_SPECS", "_ORIGIN", "_SECTIONS", "_FILES"):
+        monkeypatch.setattr(_registry, attr, dict(getattr(_registry, attr)))
 
 
 @pytest.fixture
