@@ -86,7 +86,7 @@ def test_compiled_pass_equals_its_numpy_twin(n, d, k, runs, log_t, seed):
 def test_hard_and_soft_rows_of_one_block_equal_the_twin(n_soft):
     """Rows far from every border are hard (one-hot, summed one by one); the points put
     between two centres are soft. A block of 1024 with none, a few, and more than a
-    quarter soft, and a second run whose centres make every row soft."""
+    half soft, and a second run whose centres make every row soft."""
     rng = np.random.default_rng(n_soft)
     K, d, n = 4, 3, 2048
     centers = 20.0 * np.eye(K, d)

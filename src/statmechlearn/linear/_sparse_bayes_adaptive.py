@@ -95,11 +95,14 @@ def adaptive_amp(F, C, activation, *, max_iter=500, tol=1e-6, patience=None):
     """
     if type(activation) is SmoothedStepActivation and C < 1.0:
         F = np.ascontiguousarray(F, dtype=float)
+        # the channel's own logs, from its public kappa (as the NumPy channel takes them)
+        kappa = float(activation.kappa)
+        log_kappa = float(np.log(kappa)) if kappa > 0 else -np.inf
         status, m, rho, a, gamma, A, lam, t, converged, stalled, change, steps = adaptive_step_loop(
             F,
             float(C),
-            activation._log_kappa,
-            activation._log_slope,
+            log_kappa,
+            float(np.log1p(-2.0 * kappa)),
             activation.width**2,
             int(max_iter),
             float(tol),

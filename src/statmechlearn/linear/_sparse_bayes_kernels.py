@@ -226,7 +226,6 @@ def adaptive_step_loop(
     since_best = 0
     converged = False
     stalled = False
-    status = 0
     t = 0
     for t in range(1, max_iter + 1):
         V = max(C - np.mean(m * m), 1e-12 * C)
@@ -244,12 +243,12 @@ def adaptive_step_loop(
         h = F.T @ a - gamma * m_bar
         for i in range(n_features):
             if not math.isfinite(h[i]):
-                return status + 1, m, rho, a, gamma, A, lam, t, False, False, change, steps
+                return 1, m, rho, a, gamma, A, lam, t, False, False, change, steps
         if not (math.isfinite(A) and math.isfinite(lam) and A > 0):
             A, lam = 1.0, math.log(C / (1.0 - C))
         lam, log_a, ok = _newton(h * h, C, lam, math.log(A), _TOL, _MAX_NEWTON)
         if not ok:
-            return status + 1, m, rho, a, gamma, A, lam, t, False, False, change, steps
+            return 1, m, rho, a, gamma, A, lam, t, False, False, change, steps
         A = math.exp(log_a)
         rho, proposal = _beliefs(h, A, lam)
         d = proposal - m
@@ -282,4 +281,4 @@ def adaptive_step_loop(
             if patience > 0 and since_best >= patience:
                 stalled = True
                 break
-    return status, m, rho, a, gamma, A, lam, t, converged, stalled, change[:t], steps[:t]
+    return 0, m, rho, a, gamma, A, lam, t, converged, stalled, change[:t], steps[:t]
