@@ -297,11 +297,13 @@ def _pass_kernel(X, cy, x_sq, y_sq, log_w, inv_t, with_stats):
         _pass_blocks(*args, 0, n_blocks, *slots)
     else:
         bounds = [n_blocks * i // n_threads for i in range(n_threads + 1)]
-        pool = _thread_pool(n_threads, os.getpid())
+        # the calling thread takes the first share: one thread fewer to wake
+        pool = _thread_pool(n_threads - 1, os.getpid())
         done = [
             pool.submit(_pass_blocks, *args, bounds[i], bounds[i + 1], *slots)
-            for i in range(n_threads)
+            for i in range(1, n_threads)
         ]
+        _pass_blocks(*args, bounds[0], bounds[1], *slots)
         for future in done:
             future.result()
     # the blocks' slots added in block order: no bit depends on the thread count
