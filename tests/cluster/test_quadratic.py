@@ -1,4 +1,7 @@
-"""Costs quadratic in the assignments: least-angle, correlation clustering, graph partitioning."""
+"""Costs quadratic in the assignments: least-angle, correlation clustering, graph partitioning.
+
+Their scikit-learn suite at the defaults is tests/conventions/test_sklearn_suite.py.
+"""
 
 import warnings
 
@@ -9,7 +12,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import normalize
 from sklearn.utils._param_validation import InvalidParameterError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from statmechlearn.cluster import CorrelationClustering, LeastAngleClustering, least_angle_cost
 from statmechlearn.cluster._maxent import gibbs_assignments, information_free_energy
@@ -231,25 +233,6 @@ def test_correlation_caps_its_upper_bound_at_n_samples():
         warnings.simplefilter("error")
         model = CorrelationClustering(8, random_state=0).fit(S)
     assert model.n_clusters_ == 3
-
-
-@parametrize_with_checks(
-    [LeastAngleClustering(random_state=0), CorrelationClustering(random_state=0)],
-    expected_failed_checks=lambda est: (
-        {
-            "check_clustering": (
-                "CorrelationClustering takes an (n, n) similarity matrix; the check passes "
-                "feature vectors"
-            )
-        }
-        if isinstance(est, CorrelationClustering)
-        else {}
-    ),
-)
-def test_sklearn_contract(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -20,9 +20,8 @@ from statmechlearn.linear._selection_em import soft_em_pass, soft_em_pass_numpy
 from statmechlearn.models.outliers import OutlierMixture, informative_fraction
 
 
-@parametrize_with_checks(
-    [HebbClassifier(), OutlierRobustClassifier(), OutlierRobustClassifier("hard")]
-)
+# the defaults run in tests/conventions/test_sklearn_suite.py
+@parametrize_with_checks([OutlierRobustClassifier("hard")])
 def test_sklearn_contract(estimator, check):
     check(estimator)
 

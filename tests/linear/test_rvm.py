@@ -12,7 +12,8 @@ from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn.linear import RVMClassifier
 
 
-@parametrize_with_checks([RVMClassifier(), RVMClassifier(fit_intercept=False)])
+# the defaults run in tests/conventions/test_sklearn_suite.py
+@parametrize_with_checks([RVMClassifier(fit_intercept=False)])
 def test_sklearn_contract(estimator, check):
     check(estimator)
 

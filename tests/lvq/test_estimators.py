@@ -1,4 +1,5 @@
-"""The LVQ estimators: scikit-learn contract, learning rules, inputs."""
+"""The LVQ estimators: learning rules, inputs (their scikit-learn suite at the defaults is
+tests/conventions/test_sklearn_suite.py)."""
 
 import numpy as np
 import pytest
@@ -6,18 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_iris, make_blobs
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn.lvq import GLVQ, LVQ1, LVQ21, VQ, LVQPlus, wta_online_updates
 from statmechlearn.lvq import _kernels as K
 
 CLASSIFIERS = (LVQ1, LVQPlus, LVQ21, GLVQ)
-
-
-@parametrize_with_checks([LVQ1(), LVQPlus(), LVQ21(), GLVQ(), VQ()])
-def test_sklearn_contract(estimator, check):
-    check(estimator)
 
 
 # ----------------------------------------------------------- kernels vs twins
