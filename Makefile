@@ -28,9 +28,12 @@ publish: $(STAMP)
 	$(BIN)/statmechlearn publish --out results --to docs/paper_scale
 
 ## Whole test suite (installs headless Chromium for the report test where it can).
+# Bytecode caches on even where the environment turns them off (PYTHONDONTWRITEBYTECODE):
+# without them every worker rewrites every test module's asserts again (3-4 s each) and
+# every subprocess the suite starts compiles the package again.
 test: $(STAMP)
 	bash scripts/ensure-chromium.sh
-	$(BIN)/python -m pytest
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
 
 ## The report tests over every experiment, on the store `make reproduce` wrote in results/
 ## (make test runs them on a reproduction of a few experiments of its own).
