@@ -1,8 +1,11 @@
 """Vary and extend without editing the library: ``--set`` variants, entry points, ``--module``."""
 
 import importlib.metadata
+import importlib.util
 import json
+import os
 import pkgutil
+import py_compile
 import re
 import sys
 from pathlib import Path
@@ -447,6 +450,27 @@ def test_an_edited_user_file_gets_a_new_key_and_an_edited_plot_does_not(registry
     assert key(noise=0.2) != first  # an edited simulation does
     assert key(scale=2.0) != first  # and so does a constant it reads
     assert key() == first
+
+
+def test_a_loaded_file_runs_its_bytes_even_where_a_cached_pyc_looks_current(
+    registry, tmp_path, monkeypatch
+):
+    # a .pyc is checked against the source's size and mtime in whole seconds: an edit that
+    # keeps both (a script rewriting one digit) must still run the edited code
+    path = tmp_path / "user_exp_pyc.py"
+
+    def text(scale):
+        return FINGERPRINTED.format(scale=scale, noise=0.1, plot="ax")
+
+    path.write_text(text(1.0))
+    py_compile.compile(str(path), cfile=importlib.util.cache_from_source(str(path)))
+    before = path.stat()
+    path.write_text(text(2.0))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    assert _registry.load_module(path) == ["user-exp-x"]
+    assert sys.modules["user_exp_pyc"].SCALE == 2.0
 
 
 def test_a_broken_or_clashing_module_is_a_one_line_error(registry, tmp_path):
