@@ -39,11 +39,9 @@ TUTORIAL = Path(__file__).parents[2] / "docs" / "user_experiments.md"
 
 
 @pytest.fixture
-def registry(monkeypatch):
-    """The registry as discovered, restored after the test (with every module it loaded)."""
-    _registry.names()
-    for attr in ("_SPECS", "_ORIGIN", "_FILES"):
-        monkeypatch.setattr(_registry, attr, dict(getattr(_registry, attr)))
+def registry():
+    """The registry, without the modules the test loaded afterwards (conftest's autouse
+    fixture restores the registry's own tables)."""
     before = set(sys.modules)
     yield _registry
     for name in set(sys.modules) - before:
