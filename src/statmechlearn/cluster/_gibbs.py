@@ -22,9 +22,9 @@ block are one branch-free loop (:func:`_exp_block`, within an ulp of libm's
 and vectorised by LLVM, three times faster than scalar calls). Terms with
 ``p(k|x) < e^-40 p_max(x)`` lie below double precision of the row's
 normaliser and are set to zero; the row's largest term is exactly
-``exp(0) = 1``. The blocks are split over numba's threads (a pool of Python
-threads; the kernel releases the GIL) and summed in a fixed order, so results
-do not depend on the number of threads.
+``exp(0) = 1``. The blocks are split over numba's threads (a ``prange``; on one
+thread a plain loop, which compiles in half the time) and summed in a fixed
+order, so results do not depend on the number of threads.
 :func:`gibbs_pass_numpy` is the dense NumPy twin the tests hold the kernel to.
 Distances use ``|x|^2 - 2 x.y + |y|^2``; callers centre ``X`` first when its
 mean is far from the origin. The pass needs O(B K d) memory beyond ``X``;
@@ -32,8 +32,6 @@ mean is far from the origin. The pass needs O(B K d) memory beyond ``X``;
 """
 
 import functools
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -171,10 +169,10 @@ def _block(
     """
     m, d = xb.shape
     B, K = log_w.shape
-    prob = np.empty((B, K, m))
-    prob.reshape(B * K, m)[:, :] = np.dot(cy, xb.T)
+    # the cross terms x . y_k, turned into logits in place
+    prob = np.dot(cy, xb.T).reshape(B, K, m)
     top = np.empty(m)
-    n_live = np.empty(m, dtype=np.int64)
+    second = np.empty(m)
     lab = np.empty(m, dtype=np.int64)
     soft = np.empty(m, dtype=np.int64)
     for b in range(B):
@@ -182,6 +180,11 @@ def _block(
         lw = log_w[b]
         for r in range(m):
             top[r] = -np.inf
+            second[r] = -np.inf
+            lab[r] = 0
+        # one sweep keeps each row's two largest logits and the first code vector
+        # holding the largest: a row is hard when its second term, relative to
+        # its top, is below e^-40 (a tie for the top is soft)
         for k in range(K):
             row = P[k]
             lwk = lw[k]
@@ -189,38 +192,34 @@ def _block(
             for r in range(m):
                 lk = lwk - max(xs[r] - 2.0 * row[r] + yk, 0.0) * inv_t
                 row[r] = lk
-                top[r] = max(top[r], lk)
-        # logits relative to the row's top, u <= 0; the terms the exponentials keep
-        # (u > -40) are counted: a row with one (its top, u = 0 exactly) is hard
-        for r in range(m):
-            n_live[r] = 0
-            lab[r] = 0
-        for k in range(K):
-            row = P[k]
-            for r in range(m):
-                u = row[r] - top[r]
-                row[r] = u
-                n_live[r] += 1 if u > _LOG_TINY else 0
-                lab[r] = k if u == 0.0 else lab[r]
+                t = top[r]
+                above = lk > t
+                second[r] = t if above else max(second[r], lk)
+                top[r] = lk if above else t
+                lab[r] = k if above else lab[r]
         ns = 0
         for r in range(m):
-            if n_live[r] > 1:
+            if second[r] - top[r] > _LOG_TINY:
                 soft[ns] = r
                 ns += 1
+                lab[r] = -1
         sb = sums[b * K : (b + 1) * K]
         if ns > _SOFT_DENSE * m:
+            # logits relative to the row's top, u <= 0 (exactly 0 at the top)
+            for k in range(K):
+                row = P[k]
+                for r in range(m):
+                    row[r] -= top[r]
             lz, ent = _soft_part(P, top, lw, inv_t, with_stats, mass[b], dist[b])
             sb[:, :] = np.dot(P, xb)
         else:
             # a hard row's assignment is one-hot exactly: the exponentials it would
             # sum are zeroed below e^-40, so it adds its row to one centroid sum
             lz = 0.0
-            i = 0
             for r in range(m):
-                if i < ns and soft[i] == r:
-                    i += 1
-                    continue
                 k = lab[r]
+                if k < 0:
+                    continue
                 mass[b, k] += 1.0
                 for j in range(d):
                     sb[k, j] += xb[r, j]
@@ -241,7 +240,7 @@ def _block(
                         xsoft[i, j] = xb[r, j]
                 for k in range(K):
                     for i in range(ns):
-                        Ps[k, i] = P[k, soft[i]]
+                        Ps[k, i] = P[k, soft[i]] - ts[i]
                 lz2, ent = _soft_part(Ps, ts, lw, inv_t, with_stats, mass[b], dist[b])
                 lz += lz2
                 sb[:, :] += np.dot(Ps, xsoft)
@@ -274,12 +273,37 @@ def _pass_blocks(
         )
 
 
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _pass_blocks_parallel(
+    X, cy, x_sq, y_sq, log_w, inv_t, with_stats, sums, mass, dist, log_z, plogp
+):  # pragma: no cover - compiled
+    """Every block of ``X`` into its own slot of the outputs, the blocks over numba's threads."""
+    n = X.shape[0]
+    for blk in numba.prange(sums.shape[0]):
+        start = blk * _BLOCK
+        stop = min(n, start + _BLOCK)
+        _block(
+            X[start:stop],
+            x_sq[start:stop],
+            cy,
+            y_sq,
+            log_w,
+            inv_t,
+            with_stats,
+            sums[blk],
+            mass[blk],
+            dist[blk],
+            log_z[blk],
+            plogp[blk],
+        )
+
+
 def _pass_kernel(X, cy, x_sq, y_sq, log_w, inv_t, with_stats):
     """One pass over ``X`` (at most ``_SPAN`` rows), its blocks split over numba's threads.
 
-    The blocks run on a pool of Python threads (the kernel releases the GIL), not in a
-    ``prange``: the same parallel loop, at half the compile time (12 s instead of 25 s
-    in every new process on a cold cache).
+    On one thread the blocks run in a plain loop, whose kernel compiles in half the
+    time of the parallel one (12 s instead of 25 s in a new process on a cold cache):
+    a process that never runs on several threads never compiles the parallel loop.
     """
     n, d = X.shape
     B, K = log_w.shape
@@ -292,29 +316,13 @@ def _pass_kernel(X, cy, x_sq, y_sq, log_w, inv_t, with_stats):
         np.zeros((n_blocks, B)),
     )
     args = (X, cy, x_sq, y_sq, log_w, inv_t, with_stats)
-    n_threads = min(numba.get_num_threads(), n_blocks)
-    if n_threads <= 1:
+    if min(numba.get_num_threads(), n_blocks) <= 1:
         _pass_blocks(*args, 0, n_blocks, *slots)
     else:
-        bounds = [n_blocks * i // n_threads for i in range(n_threads + 1)]
-        # the calling thread takes the first share: one thread fewer to wake
-        pool = _thread_pool(n_threads - 1, os.getpid())
-        done = [
-            pool.submit(_pass_blocks, *args, bounds[i], bounds[i + 1], *slots)
-            for i in range(1, n_threads)
-        ]
-        _pass_blocks(*args, bounds[0], bounds[1], *slots)
-        for future in done:
-            future.result()
+        _pass_blocks_parallel(*args, *slots)
     # the blocks' slots added in block order: no bit depends on the thread count
     sums, mass, dist, log_z, plogp = (np.add.reduce(a, axis=0) for a in slots)
     return sums.reshape(B, K, d), mass, dist, log_z, plogp
-
-
-@functools.cache
-def _thread_pool(n_threads, pid):
-    # keyed by the process: a forked child inherits the pool but none of its threads
-    return ThreadPoolExecutor(n_threads, thread_name_prefix="statmechlearn-gibbs")
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
