@@ -18,8 +18,9 @@ a second product gives their centroid sums; where more than half of a block's
 rows are soft, all its rows take that dense path. A block is held as
 ``(code vector, row)``, so that every loop runs along the block's 1024 rows
 and vectorises (along K = 10 entries per row it did not). The exponentials of a
-block are one branch-free loop (:func:`_exp_block`, within an ulp of libm's
-and vectorised by LLVM, three times faster than scalar calls). Terms with
+block are one branch-free loop (:func:`~statmechlearn._core.fastexp.exp_nonpositive`,
+within an ulp of libm's and vectorised by LLVM, three times faster than scalar
+calls). Terms with
 ``p(k|x) < e^-40 p_max(x)`` lie below double precision of the row's
 normaliser and are set to zero; the row's largest term is exactly
 ``exp(0) = 1``. The blocks are split over numba's threads (a ``prange``; on one
@@ -39,6 +40,7 @@ from scipy.special import logsumexp
 from threadpoolctl import ThreadpoolController
 
 from statmechlearn._core.distances import squared_distances
+from statmechlearn._core.fastexp import exp_nonpositive
 from statmechlearn._core.validation import (
     check_array_finite,
     check_int,
@@ -68,47 +70,6 @@ _FAST = {"reassoc", "contract"}
 _SOFT_DENSE = 0.5
 
 
-# exp(u) = 2^k exp(r), k = round(u / ln 2), |r| <= ln(2) / 2: ln 2 in two
-# parts (Cody-Waite) keeps r exact; the degree-13 Taylor polynomial is then
-# accurate to 4e-18, and the result within one ulp of libm's.
-_LOG2E = 1.4426950408889634
-_LN2_HI = 0.693147180369123816490
-_LN2_LO = 1.90821492927058770002e-10
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
-def _exp_block(a, bits, m):  # pragma: no cover - compiled
-    """``a[:m] = exp(a[:m])`` for ``a <= 0``, 0 where ``a <= -40``; branch-free.
-
-    libm's ``exp`` is a scalar call (5 ns); this loop vectorises (1.5 ns per
-    element on AVX2). ``2^k`` is built in the exponent bits of ``bits``.
-    """
-    for i in range(m):
-        v = a[i]
-        u = max(v, _LOG_TINY)
-        kf = np.floor(u * _LOG2E + 0.5)
-        r = (u - kf * _LN2_HI) - kf * _LN2_LO
-        p = 1.0 / 6227020800.0
-        p = p * r + 1.0 / 479001600.0
-        p = p * r + 1.0 / 39916800.0
-        p = p * r + 1.0 / 3628800.0
-        p = p * r + 1.0 / 362880.0
-        p = p * r + 1.0 / 40320.0
-        p = p * r + 1.0 / 5040.0
-        p = p * r + 1.0 / 720.0
-        p = p * r + 1.0 / 120.0
-        p = p * r + 1.0 / 24.0
-        p = p * r + 1.0 / 6.0
-        p = p * r + 0.5
-        p = p * r + 1.0
-        p = p * r + 1.0
-        bits[i] = (np.int64(np.int32(kf)) + 1023) << 52
-        a[i] = p if v > _LOG_TINY else 0.0
-    scale = bits[:m].view(np.float64)
-    for i in range(m):
-        a[i] *= scale[i]
-
-
 @numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
 def _soft_part(P, top, lw, inv_t, with_stats, mass, dist):  # pragma: no cover - compiled
     """Turn logits ``P`` (code vector, row) into ``p(k|x)`` in place; add masses and stats.
@@ -120,7 +81,7 @@ def _soft_part(P, top, lw, inv_t, with_stats, mass, dist):  # pragma: no cover -
     flat = P.reshape(K * m)
     logits = flat.copy() if with_stats >= 2 else flat[:0]
     bits = np.empty(K * m, dtype=np.int64)
-    _exp_block(flat, bits, K * m)
+    exp_nonpositive(flat, bits, K * m, _LOG_TINY)
     totals = np.zeros(m)
     for k in range(K):
         row = P[k]

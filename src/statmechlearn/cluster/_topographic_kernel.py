@@ -18,7 +18,8 @@ is its plain-NumPy twin, which the tests hold it to.
 import numba
 import numpy as np
 
-from statmechlearn.cluster._gibbs import _exp_block
+from statmechlearn._core.fastexp import exp_nonpositive
+from statmechlearn.cluster._gibbs import _LOG_TINY
 
 __all__ = [
     "centres",
@@ -59,8 +60,8 @@ def _gibbs_block(L, q, inv_temperature, P, m, lo, hi):  # pragma: no cover - com
     """Rows ``lo:hi`` of :func:`gibbs_rows`; their column sums added to ``m``.
 
     The exponentials of a chunk of rows are taken in one branch-free, vectorised loop
-    (deterministic annealing's :func:`~statmechlearn.cluster._gibbs._exp_block`, within an
-    ulp of libm), not one scalar ``exp`` call per entry."""
+    (:func:`~statmechlearn._core.fastexp.exp_nonpositive`, within an ulp of libm), not
+    one scalar ``exp`` call per entry."""
     K = L.shape[1]
     rows = min(_CHUNK_ROWS, max(hi - lo, 1))
     buf = np.empty(rows * K)
@@ -82,7 +83,7 @@ def _gibbs_block(L, q, inv_temperature, P, m, lo, hi):  # pragma: no cover - com
             tops[i - start] = top
             for r in range(K):
                 buf[o + r] -= top
-        _exp_block(buf, bits, size)  # exp(0) = 1 exactly for the top term
+        exp_nonpositive(buf, bits, size, _LOG_TINY)  # exp(0) = 1 exactly for the top term
         for i in range(start, stop):
             o = (i - start) * K
             top = tops[i - start]
