@@ -286,8 +286,8 @@ def main():
         print(
             f"- Where the step at KMeans' fixed point goes, {n} thread(s): the cross terms "
             f"X·Yᵀ alone (one BLAS product over all rows) take {t_product * 1e3:.3g} ms; "
-            f"beyond them our step spends {(t_da - t_product) * 1e3:.3g} ms (logits, the "
-            f"live-term count, the hard rows' centroid sums, the per-block products and "
+            f"beyond them our step spends {(t_da - t_product) * 1e3:.3g} ms (logits and each "
+            f"row's two largest, the hard rows' centroid sums, the per-block products and "
             f"threads) against Lloyd's {(t_lloyd - t_product) * 1e3:.3g} ms (distances, "
             "argmin and centroid sums, in chunks)."
         )
