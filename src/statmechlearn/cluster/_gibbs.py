@@ -238,24 +238,23 @@ def _pass_blocks(
 def _pass_blocks_parallel(
     X, cy, x_sq, y_sq, log_w, inv_t, with_stats, sums, mass, dist, log_z, plogp
 ):  # pragma: no cover - compiled
-    """Every block of ``X`` into its own slot of the outputs, the blocks over numba's threads."""
-    n = X.shape[0]
+    """:func:`_pass_blocks` over every block of ``X``, the blocks over numba's threads."""
     for blk in numba.prange(sums.shape[0]):
-        start = blk * _BLOCK
-        stop = min(n, start + _BLOCK)
-        _block(
-            X[start:stop],
-            x_sq[start:stop],
+        _pass_blocks(
+            X,
             cy,
+            x_sq,
             y_sq,
             log_w,
             inv_t,
             with_stats,
-            sums[blk],
-            mass[blk],
-            dist[blk],
-            log_z[blk],
-            plogp[blk],
+            blk,
+            blk + 1,
+            sums,
+            mass,
+            dist,
+            log_z,
+            plogp,
         )
 
 
