@@ -42,10 +42,14 @@ def test_logistic_is_within_a_few_ulp_over_the_whole_line():
 
     rng = np.random.default_rng(1)
     z = np.concatenate([rng.uniform(-40, 40, 4000), [0.0, -707.0, -750.0, 750.0, 1e6, -1e6]])
-    rho, e = np.empty(z.size), np.empty(z.size)
-    _logistic(z, e, rho)
+    rho, slope = np.empty(z.size), np.empty(z.size)
+    _logistic(z, rho, slope, np.empty(z.size, dtype=np.int64))
     exact = _exact(lambda v: 1 / (1 + mpmath.exp(-v)), z)
     normal = exact > np.finfo(float).tiny
     assert np.max(np.abs(rho[normal] - exact[normal]) / np.spacing(exact[normal])) <= 4.0
     assert np.all(rho[~normal] == 0.0)  # below e^-708: the limit, exactly
+    exact_slope = _exact(lambda v: mpmath.exp(-abs(v)) / (1 + mpmath.exp(-abs(v))) ** 2, z)
+    kept = exact_slope > np.finfo(float).tiny
+    assert np.max(np.abs(slope[kept] - exact_slope[kept]) / np.spacing(exact_slope[kept])) <= 8.0
+    assert np.all(slope[~kept] == 0.0)
     assert np.all(np.diff(rho[np.argsort(z)]) >= 0.0)

@@ -40,40 +40,42 @@ _FAST = {"reassoc", "contract"}
 
 
 @njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
-def _logistic(z, e, rho):  # pragma: no cover - compiled
-    """``rho = 1 / (1 + exp(-z))``; ``e = exp(-|z|)`` on return (``rho (1 - rho) = e r^2``).
+def _logistic(z, rho, slope, bits):  # pragma: no cover - compiled
+    """``rho = 1 / (1 + exp(-z))`` and its derivative ``slope = rho (1 - rho)``.
 
-    The exponentials are one vectorised loop; ``|z|`` beyond 708 gives ``e = 0`` and
-    ``rho`` exactly 0 or 1, the logistic's limits.
+    The exponentials ``e = exp(-|z|)`` are one vectorised loop (``bits`` is its
+    scratch); with ``r = 1 / (1 + e)``, ``rho`` is ``r`` or ``e r`` and the slope is
+    ``e r^2`` on either side, with no cancellation in ``1 - rho``. ``|z|`` beyond 708
+    gives ``e = 0``: ``rho`` exactly 0 or 1 and slope 0, the logistic's limits.
     """
     n = z.size
     for i in range(n):
-        e[i] = -abs(z[i])
-    exp_nonpositive(e, np.empty(n, dtype=np.int64), n, MIN_FLOOR)
+        slope[i] = -abs(z[i])
+    exp_nonpositive(slope, bits, n, MIN_FLOOR)
     for i in range(n):
-        r = 1.0 / (1.0 + e[i])
-        rho[i] = r if z[i] >= 0.0 else e[i] * r
+        e = slope[i]
+        r = 1.0 / (1.0 + e)
+        rho[i] = r if z[i] >= 0.0 else e * r
+        slope[i] = e * r * r
 
 
 @njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
-def _residuals(h2, C, lam, log_a, z, e, rho):  # pragma: no cover - compiled
+def _residuals(h2, C, lam, log_a, z, rho, slope, bits):  # pragma: no cover - compiled
     """Relative residuals of eqs. (34)–(35) and the Jacobian in ``(lam, ln A)``.
 
-    ``z``, ``e`` and ``rho`` are scratch of the size of ``h2``; ``rho`` holds ``<c>``
-    at ``(lam, ln A)`` on return.
+    ``z``, ``rho``, ``slope`` and ``bits`` are scratch of the size of ``h2``.
     """
     inv_a = math.exp(-log_a)
     c0 = lam - 0.5 * log_a
     n = h2.size
     for i in range(n):
         z[i] = c0 + 0.5 * h2[i] * inv_a
-    _logistic(z, e, rho)
+    _logistic(z, rho, slope, bits)
     s_rho = s_rq = j00 = j01 = j10 = j11 = 0.0
     for i in range(n):
         xa = h2[i] * inv_a
         p = rho[i]
-        r = 1.0 / (1.0 + e[i])
-        drho = e[i] * r * r
+        drho = slope[i]
         q = inv_a + xa * inv_a
         dz = -0.5 - 0.5 * xa
         dq = -inv_a - 2.0 * xa * inv_a
@@ -92,8 +94,8 @@ def _residuals(h2, C, lam, log_a, z, e, rho):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _newton(h2, C, lam, log_a, tol, max_iter):  # pragma: no cover - compiled
     n = h2.size
-    z, e, rho = np.empty(n), np.empty(n), np.empty(n)
-    r0, r1, j00, j01, j10, j11 = _residuals(h2, C, lam, log_a, z, e, rho)
+    scratch = (np.empty(n), np.empty(n), np.empty(n), np.empty(n, dtype=np.int64))
+    r0, r1, j00, j01, j10, j11 = _residuals(h2, C, lam, log_a, *scratch)
     norm = max(abs(r0), abs(r1))
     for _ in range(max_iter):
         if norm < tol:
@@ -112,7 +114,7 @@ def _newton(h2, C, lam, log_a, tol, max_iter):  # pragma: no cover - compiled
         t = 1.0
         accepted = False
         while t > 1e-4:
-            n0, n1, k00, k01, k10, k11 = _residuals(h2, C, lam + t * s0, log_a + t * s1, z, e, rho)
+            n0, n1, k00, k01, k10, k11 = _residuals(h2, C, lam + t * s0, log_a + t * s1, *scratch)
             new_norm = max(abs(n0), abs(n1))
             if new_norm < (1.0 - 1e-4 * t) * norm:
                 lam, log_a = lam + t * s0, log_a + t * s1
@@ -135,7 +137,7 @@ def _beliefs(h, A, lam):  # pragma: no cover - compiled
     for i in range(n):
         z[i] = c0 + 0.5 * h[i] * h[i] * inv_a
     rho = np.empty(n)
-    _logistic(z, np.empty(n), rho)
+    _logistic(z, rho, np.empty(n), np.empty(n, dtype=np.int64))
     m = np.empty(n)
     for i in range(n):
         m[i] = rho[i] * h[i] * inv_a
