@@ -8,9 +8,9 @@ isotropic Gaussian mixture of variance ``T/2``. Arrays carry a leading run
 axis ``B`` so that many starts on the same data cost one matrix product.
 
 One pass (:func:`gibbs_pass`) is a numba loop over fixed blocks of rows:
-per block a BLAS product gives the cross terms ``x . y_k`` and loops turn them
-into logits relative to each row's largest, counting the terms above ``e^-40``.
-A *hard* row, whose only such term is its largest, is assigned one-hot exactly
+per block a BLAS product gives the cross terms ``x . y_k`` and one sweep turns
+them into logits, keeping each row's two largest. A *hard* row, whose second
+term is below ``e^-40`` of its largest, is assigned one-hot exactly
 (the dense path zeroes the others too): it adds itself to one centroid sum, as
 in a Lloyd iteration, with no exponential. The soft rows go through the
 exponentials (accumulating masses, and distortions and entropy when asked) and
@@ -20,9 +20,8 @@ rows are soft, all its rows take that dense path. A block is held as
 and vectorises (along K = 10 entries per row it did not). The exponentials of a
 block are one branch-free loop (:func:`~statmechlearn._core.fastexp.exp_nonpositive`,
 within an ulp of libm's and vectorised by LLVM, three times faster than scalar
-calls). Terms with
-``p(k|x) < e^-40 p_max(x)`` lie below double precision of the row's
-normaliser and are set to zero; the row's largest term is exactly
+calls). Terms with ``p(k|x) < e^-40 p_max(x)`` lie below double precision of the
+row's normaliser and are set to zero; the row's largest term is exactly
 ``exp(0) = 1``. The blocks are split over numba's threads (a ``prange``; on one
 thread a plain loop, which compiles in half the time) and summed in a fixed
 order, so results do not depend on the number of threads.
