@@ -27,7 +27,13 @@ something happens:
 * **Anderson acceleration.** Each fixed point is solved by Anderson mixing of
   the last few iterates (``P`` and ``G = D @ P`` mixed with the same weights, so
   no extra product), which removes most of the iterations of slow contraction
-  near a transition and in the soft regime.
+  near a transition and in the soft regime. A mixed step that raises the free
+  energy is dropped for the plain one: mixing finds roots, and left alone it
+  settles on saddles.
+* **Landing where a split happens.** A cluster's ``T_c`` falls as the
+  temperature does; the schedule aims at ``T* = (1 - margin) T_c(T*)`` by the
+  secant through the last two values instead of chasing ``T_c`` down one
+  fixed point at a time.
 * **Warm products.** ``G = D @ P`` of the current solution is carried from one
   temperature to the next, so the first iteration at a new temperature is free:
   where the solution is already a fixed point (one cluster above the first
@@ -37,6 +43,7 @@ something happens:
 
 import numpy as np
 
+from statmechlearn._core.thin_product import thin_product
 from statmechlearn.cluster._maxent import (
     AssignmentPath,
     gibbs_assignments,
@@ -56,18 +63,27 @@ _LANCZOS_TOL = 1e-4
 _LANCZOS_STEPS = 60
 # A split is first solved at this fraction of the temperature it is made at (see the loop).
 _SPLIT_DEPTH = 0.8
+# Relative slack of the split test at a landing: the schedule aims at (1 - margin) T_c by
+# extrapolation, and a landing within 0.1 % of it splits rather than landing once more.
+_LANDING_TOL = 1e-3
 
 
 class ProductCounter:
-    """``D @ Z`` with a count of the products (each reads all of ``D``: the unit of cost)."""
+    """``D @ Z`` with a count of the products (each reads all of ``D``: the unit of cost).
+
+    ``D`` is symmetric, so a Fortran-ordered one is read as its transpose (C-ordered, no
+    copy); the products stream it by rows (:func:`~statmechlearn._core.thin_product.thin_product`).
+    """
 
     def __init__(self, D):
+        if not D.flags.c_contiguous:
+            D = D.T if D.flags.f_contiguous else np.ascontiguousarray(D)
         self.D = D
         self.count = 0
 
     def __call__(self, Z):
         self.count += 1
-        return self.D @ Z
+        return thin_product(self.D, Z)
 
 
 def mean_fields(P, G, n):
@@ -106,7 +122,12 @@ def solve(P, G, T, product, *, damping=0.0, max_iter=2000, tol=1e-7, depth=_DEPT
     extrapolation can land on them. ``guard=(a, b)`` names the split copies: a
     mixed step that shrinks their gap or the smaller copy's mass to less than
     half of the plain step's is replaced by the plain step, which moves away
-    from an unstable point.
+    from an unstable point. Away from a split the same happens in general: a
+    mixed step whose output has a higher free energy than the last one is
+    dropped, and the iteration goes on from the last plain output with a fresh
+    history (on random starts below a split the unguarded mixing ended at saddles
+    25-35 % above plain iteration's free energy, and on 384 small blob problems
+    the whole anneal spent 4.4 times fewer products with the safeguard).
 
     Returns
     -------
@@ -123,6 +144,8 @@ def solve(P, G, T, product, *, damping=0.0, max_iter=2000, tol=1e-7, depth=_DEPT
     res_hist, out_hist, g_hist = [], [], []
     best = np.inf
     n_iter = 0
+    mixed = False  # P is an extrapolation, not the map's last output
+    last_energy = np.inf
     while True:
         h, log_w, _ = mean_fields(P, G, n)
         out, _ = gibbs_assignments(h, T, log_w)
@@ -136,6 +159,17 @@ def solve(P, G, T, product, *, damping=0.0, max_iter=2000, tol=1e-7, depth=_DEPT
             return P, G, out, n_iter, False
         G_out = product(out)
         n_iter += 1
+        energy = free_energy(out, G_out, T)
+        if mixed and energy > last_energy + 1e-12 * abs(last_energy):
+            # The extrapolation raised the free energy: it heads for a saddle (Anderson
+            # finds roots, stable or not), or the history no longer describes the map.
+            # Go on from the last plain output (its product is known) with a fresh
+            # history; plain steps are always taken.
+            P, G = out_hist[-1], g_hist[-1]
+            res_hist, out_hist, g_hist = [], [], []
+            mixed = False
+            continue
+        last_energy = energy
         if change > 1e3 * best:
             # The history no longer describes the map (a jump across a basin): restart it.
             res_hist, out_hist, g_hist = [], [], []
@@ -147,6 +181,7 @@ def solve(P, G, T, product, *, damping=0.0, max_iter=2000, tol=1e-7, depth=_DEPT
             del res_hist[0], out_hist[0], g_hist[0]
         if len(res_hist) == 1:
             P, G = out, G_out
+            mixed = False
             continue
         dR = np.column_stack([res_hist[k + 1] - res_hist[k] for k in range(len(res_hist) - 1)])
         gamma = np.linalg.lstsq(dR, res_hist[-1], rcond=1e-10)[0]
@@ -159,8 +194,10 @@ def solve(P, G, T, product, *, damping=0.0, max_iter=2000, tol=1e-7, depth=_DEPT
             # An extrapolation that empties a cluster or leaves the simplex far: plain step.
             res_hist, out_hist, g_hist = res_hist[-1:], out_hist[-1:], g_hist[-1:]
             P, G = out, G_out
+            mixed = False
         else:
             P, G = P_new, G_new
+            mixed = True
 
 
 def _split_size(P, pair):
@@ -257,6 +294,34 @@ def cluster_critical_temperatures(
         vectors.append(V @ ritz[k])
         directions[:, k] = np.column_stack(BZ[k][:m]) @ ritz[k]
     return 2.0 * np.maximum(theta, 0.0), vectors, directions
+
+
+def _extrapolated(t_c, T, previous, margin):
+    """Critical temperatures as the schedule should aim at them.
+
+    A cluster's ``T_c`` is not a constant: as the temperature drops, its members
+    sharpen and ``T_c`` drops too. The schedule lands at ``(1 - margin) T_c`` of the
+    current temperature's value, finds ``T_c`` lower there, lands again, and so on, a
+    fixed point's worth of products each time, towards the temperature ``T*`` where
+    ``T* = (1 - margin) T_c(T*)``. With ``T_c`` at the temperature before, the secant
+    ``T_c(T') = T_c + s (T' - T)`` places ``T*`` at once; the value returned for a
+    cluster is ``T* / (1 - margin)``, so that the schedule lands at ``T*``. Where the
+    secant does not apply (no earlier value, ``T_c`` not falling with ``T``, or no root
+    below ``T``) the current value is returned.
+    """
+    if previous is None:
+        return t_c
+    T0, t0 = previous
+    keep = 1.0 - margin
+    out = np.array(t_c, dtype=float)
+    for k in range(min(len(out), len(t0))):
+        slope = (t_c[k] - t0[k]) / (T - T0)
+        if not 0.0 < slope < 1.0 / keep:
+            continue
+        target = keep * (t_c[k] - slope * T) / (1.0 - keep * slope)
+        if 0.0 < target < T:
+            out[k] = target / keep
+    return out
 
 
 def _column_gap(P, a, b):
@@ -365,6 +430,7 @@ def pairwise_anneal(
     t_c = np.array([first_critical])
     vectors, directions = [first_vector], first_direction[:, None]
     fresh = True  # t_c, vectors, directions describe the current clusters
+    previous = None  # (T, t_c) of the same clusters at the temperature before
     T = schedule.start
     while T is not None:
         P, G, out, n_iter, converged = solve(
@@ -375,6 +441,7 @@ def pairwise_anneal(
         out, P, G = _merge(out, P, G, merge_tol)
         if out.shape[1] != len(t_c):
             fresh = False
+            previous = None
         failed = set()
         while out.shape[1] < n_clusters:
             if not fresh:
@@ -389,7 +456,7 @@ def pairwise_anneal(
             unstable = [
                 k
                 for k in np.argsort(-t_c)
-                if k not in failed and T <= (1.0 - schedule.margin) * t_c[k] * (1 + 1e-12)
+                if k not in failed and T <= (1.0 - schedule.margin) * t_c[k] * (1 + _LANDING_TOL)
             ]
             if not unstable:
                 break
@@ -424,6 +491,7 @@ def pairwise_anneal(
                 # the halves' unstable modes are new: random starts for both
                 vectors = [*vectors[:k], None, *vectors[k + 1 :], None]
                 fresh = False
+                previous = None
             else:
                 # the estimate was above the true instability (non-Euclidean D): not at this T
                 P, G, out, converged = before_split
@@ -433,7 +501,12 @@ def pairwise_anneal(
         path.n_effective.append(out.shape[1])
         path.n_iter.append(int(n_iter))
         path.converged.append(bool(converged))
-        pending = [t for t in t_c if t > 0] if out.shape[1] < n_clusters and fresh else []
+        pending = []
+        if out.shape[1] < n_clusters and fresh:
+            pending = [t for t in _extrapolated(t_c, T, previous, schedule.margin) if t > 0]
+            previous = (T, t_c.copy())
+        else:
+            previous = None
         # Once every cluster is found none can split again: no transition is near, and
         # the warm-started fixed point follows the engine's settled steps in a few more
         # iterations each (the path ends hard either way).
