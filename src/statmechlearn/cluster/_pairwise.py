@@ -36,6 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.rng import check_random_state
+from statmechlearn._core.thin_product import one_blas_thread
 from statmechlearn._core.validation import (
     RANDOM_STATE,
     check_array_finite,
@@ -491,6 +492,15 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         if self.n_clusters > n:
             raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
         rng = check_random_state(self.random_state)
+        # the products run on numba's threads; the O(nK) BLAS calls between them gain
+        # nothing from threads of their own, whose spinning slows the products
+        with one_blas_thread():
+            self._anneal(D, rng)
+        return self
+
+    def _anneal(self, D, rng):
+        """The fit proper on the validated ``D``: the annealing path and its results."""
+        n = D.shape[0]
         product = ProductCounter(D)
         row_sums = product(np.ones(n))
         # Squared-Euclidean DA splits at 2 lambda_max of the covariance, whose nonzero
@@ -545,7 +555,6 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         self.n_products_ = int(product.count)
         self.temperature_ = float(path.temperature[-1])
         self._n_train = n
-        return self
 
     def predict(self, X):
         """Cluster of lowest mean field for new objects.
