@@ -27,7 +27,7 @@ from sklearn.metrics import adjusted_rand_score
 sys.path.insert(0, str(Path(__file__).parent))
 from _bench import fmt_ratio, limit_threads, measure, progress, table, thread_settings, version
 
-from statmechlearn._core.thin_product import thin_product
+from statmechlearn._core.thin_product import one_blas_thread, thin_product
 from statmechlearn.cluster import PairwiseClustering
 
 SIZES = (600, 2000)
@@ -60,7 +60,9 @@ def _account(D, n_products, t_fit, threads):
     share of the fit that ``n_products`` kernel products make."""
     Z = np.random.default_rng(0).random((D.shape[0], 3))
     with limit_threads(threads):
-        t_thin = measure(lambda: thin_product(D, Z), repeat=20)
+        # as in the fit: numba's threads, BLAS held to one
+        with one_blas_thread():
+            t_thin = measure(lambda: thin_product(D, Z), repeat=20)
         t_blas = measure(lambda: D @ Z, repeat=20)
         t_read = measure(lambda: D @ Z[:, 0], repeat=20)
     share = n_products * t_thin.median / t_fit.median
@@ -185,7 +187,8 @@ def main():
     )
     out.append(
         f"Where the time goes at n = {SIZES[-1]}: one product `D @ Z` with three columns "
-        "by the kernel the fit uses (`thin_product`, reads `D` once, four rows at a time), "
+        "by the kernel the fit uses (`thin_product`, reads `D` once, eight rows at a time, "
+        "on numba's threads with BLAS held to one, as in the fit), "
         "by BLAS (`D @ Z`; OpenBLAS copies `D` into its own buffer first), one read of `D` "
         "(`dgemv`, one column: the memory-bound floor), and the fit's products times the "
         "kernel's time as a share of the fit (the products have one to six columns, so the "
