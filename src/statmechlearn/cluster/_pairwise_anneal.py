@@ -46,7 +46,6 @@ import numpy as np
 from statmechlearn._core.thin_product import thin_product
 from statmechlearn.cluster._maxent import (
     AssignmentPath,
-    gibbs_assignments,
     information_free_energy,
 )
 
