@@ -27,7 +27,8 @@ from sklearn.metrics import adjusted_rand_score
 sys.path.insert(0, str(Path(__file__).parent))
 from _bench import fmt_ratio, limit_threads, measure, progress, table, thread_settings, version
 
-from statmechlearn._core.thin_product import one_blas_thread, thin_product
+from statmechlearn._core.thin_product import thin_product
+from statmechlearn._core.threads import one_blas_thread
 from statmechlearn.cluster import PairwiseClustering
 
 SIZES = (600, 2000)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from statmechlearn._core.thin_product import MAX_COLUMNS, one_blas_thread, thin_product
+from statmechlearn._core.thin_product import MAX_COLUMNS, thin_product
 
 
 def _exact(A, Z):
@@ -86,15 +86,3 @@ def test_result_is_bit_identical_for_any_thread_count():
     finally:
         numba.set_num_threads(before)
     np.testing.assert_array_equal(one, many)
-
-
-def test_one_blas_thread_holds_blas_to_one_thread_and_restores_it():
-    from threadpoolctl import threadpool_info
-
-    def blas_threads():
-        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
-
-    before = blas_threads()
-    with one_blas_thread():
-        assert all(t == 1 for t in blas_threads())
-    assert blas_threads() == before

@@ -15,13 +15,10 @@ Every output row is summed by the same compiled loop whatever the number of thre
 the result does not depend on it.
 """
 
-import functools
-
 import numba
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
-__all__ = ["one_blas_thread", "thin_product"]
+__all__ = ["thin_product"]
 
 _FAST = {"reassoc", "contract"}
 # Rows and columns of the register block.
@@ -183,24 +180,3 @@ def thin_product(A, Z):
     else:
         _rows_parallel(A, Zt, out, n_chunks)
     return np.ascontiguousarray(out[:, :k]) if k < k_pad else out
-
-
-def one_blas_thread():
-    """A context in which BLAS runs on one thread (numba's threads are not limited).
-
-    A loop that runs :func:`thin_product` on numba's threads between small BLAS calls
-    (column sums, a least-squares solve) should hold BLAS to one thread: OpenBLAS's
-    threads spin for a while after each call and take the cores from numba's. A
-    pairwise-clustering fit at n = 2000 on two cores took 0.58 s with BLAS on two
-    threads and 0.43 s with it on one.
-
-    Returns
-    -------
-    context manager
-    """
-    return _controller().limit(limits=1, user_api="blas")
-
-
-@functools.cache
-def _controller():
-    return ThreadpoolController()

@@ -31,15 +31,13 @@ mean is far from the origin. The pass needs O(B K d) memory beyond ``X``;
 :func:`posterior` returns O(n B K).
 """
 
-import functools
-
 import numba
 import numpy as np
 from scipy.special import logsumexp
-from threadpoolctl import ThreadpoolController
 
 from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.fastexp import exp_nonpositive
+from statmechlearn._core.threads import one_blas_thread
 from statmechlearn._core.validation import (
     check_array_finite,
     check_int,
@@ -446,7 +444,7 @@ def _pass(X, centers, log_weights, temperature, x_sq, *, with_stats):
     log_weights = np.ascontiguousarray(log_weights, dtype=float)
     out = None
     # the kernel's per-block products must not start BLAS threads of their own
-    with _blas_controller().limit(limits=1, user_api="blas"):
+    with one_blas_thread():
         # at most _SPAN rows per call bounds the per-block buffers at O(K d)
         for start in range(0, X.shape[0], _SPAN):
             stop = start + _SPAN
@@ -461,11 +459,6 @@ def _pass(X, centers, log_weights, temperature, x_sq, *, with_stats):
             )
             out = part if out is None else tuple(a + b for a, b in zip(out, part, strict=True))
     return out
-
-
-@functools.cache
-def _blas_controller():
-    return ThreadpoolController()
 
 
 def _centroids(sums, mass, centers):

@@ -36,7 +36,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.thin_product import one_blas_thread
+from statmechlearn._core.threads import one_blas_thread
 from statmechlearn._core.validation import (
     RANDOM_STATE,
     check_array_finite,

@@ -43,8 +43,11 @@ adaptive iteration needs 7–25 updates where it converges fast, so a warm start
 a stalled one.
 """
 
+from contextlib import nullcontext
+
 import numpy as np
 
+from statmechlearn._core.threads import one_blas_thread
 from statmechlearn.linear._sparse_bayes_kernels import (
     _GAIN,
     _SHRINK,
@@ -71,13 +74,9 @@ def blas_threads_for(F):
     soon as another process shares the cores: at N = M = 1000 on a loaded 2-core
     machine a pair of products took 0.7 ms on one OpenBLAS thread and 40 ms on two.
     """
-    from contextlib import nullcontext
-
     if F.size > SERIAL_BLAS_SIZE:
         return nullcontext()
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
+    return one_blas_thread()
 
 
 def pattern_matrix(X, y):
