@@ -126,7 +126,8 @@ def test_unconverged_last_temperature_warns():
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("temperature", [1e3, 1.0, 1e-2, 1e-5])
-@pytest.mark.parametrize("n", [50, 1500])  # one block of rows, and one per numba thread
+# one chunk of rows; two chunks; one block of rows per numba thread (past 2^17 entries)
+@pytest.mark.parametrize("n", [50, 1500, 20000])
 def test_compiled_gibbs_step_matches_its_numpy_twin(seed, temperature, n, all_threads):
     """Down to temperatures where most weights underflow to exactly zero."""
     rng = np.random.default_rng(seed)
