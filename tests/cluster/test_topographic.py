@@ -18,6 +18,8 @@ from statmechlearn.cluster import (
 from statmechlearn.cluster._kohonen import _grid_coordinates
 from statmechlearn.cluster._maxent import assignment_entropy, gibbs_assignments
 from statmechlearn.cluster._topographic_kernel import (
+    SPARSE_SHARE,
+    _sparse_statistics,
     centres,
     gibbs_rows,
     gibbs_rows_numpy,
@@ -122,6 +124,26 @@ def test_unconverged_last_temperature_warns():
     X = _elongated(np.random.default_rng(0), 100)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         TopologicalVQ(4, max_iter=2, tol=0.0, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("share", [0.0, 0.02, 0.5 * SPARSE_SHARE, SPARSE_SHARE, 0.5, 1.0])
+def test_sparse_statistics_are_the_product_or_decline(seed, share):
+    """``P^T X`` from the nonzero weights, to rounding, at or below the share it takes;
+    above it, a refusal that leaves the output alone (the caller multiplies)."""
+    rng = np.random.default_rng(seed)
+    n, K, d = 700, 12, 9
+    X = rng.standard_normal((n, d))
+    P = rng.random((n, K)) * (rng.random((n, K)) < share)
+    S = np.full((K, d), np.nan)
+    limit = SPARSE_SHARE * P.size
+    took = _sparse_statistics(P, X, S, limit)
+    assert took == (np.count_nonzero(P) <= limit)
+    if took:
+        exact = P.T @ X
+        np.testing.assert_allclose(S, exact, rtol=0, atol=1e-13 * (np.abs(P).T @ np.abs(X)).max())
+    else:
+        assert np.all(np.isnan(S))
 
 
 @pytest.mark.parametrize("seed", range(3))

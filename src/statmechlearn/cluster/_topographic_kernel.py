@@ -38,6 +38,7 @@ _TINY = 1e-300
 _UNDERFLOW = -40.0
 # Rows whose exponentials are taken in one vectorised loop (a 1024 x K buffer).
 _CHUNK_ROWS = 1024
+SPARSE_SHARE = 0.15
 # Entries of P per thread below which waking numba's pool costs more than it saves: on a
 # 2-core machine shared with other work one 1797 x 36 step took 35 ms on 2 threads, 2.7 ms
 # on one.
@@ -216,6 +217,28 @@ def gibbs_rows_numpy(L, q, inv_temperature, P, m):
     return change, float(-terms.sum()), float(np.sum(top[:, 0] + np.log(s[:, 0])))
 
 
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _sparse_statistics(P, X, S, limit):  # pragma: no cover - compiled
+    """``S = P^T X`` from the nonzero weights only, if ``P`` has at most ``limit`` of them.
+
+    Returns False, with ``S`` untouched, when it has more (counting stops there)."""
+    n, K = P.shape
+    count = 0
+    for i in range(n):
+        for r in range(K):
+            count += P[i, r] != 0.0
+        if count > limit:
+            return False
+    S[:] = 0.0
+    for i in range(n):
+        for r in range(K):
+            p = P[i, r]
+            if p != 0.0:
+                for j in range(X.shape[1]):
+                    S[r, j] += p * X[i, j]
+    return True
+
+
 def topographic_map(X, Y, transmission, temperature, L, P, m, *, kernel=gibbs_rows):
     """One iteration of the fixed point from the codebook ``Y``: Gibbs assignments, new codebook.
 
@@ -251,7 +274,10 @@ def topographic_map(X, Y, transmission, temperature, L, P, m, *, kernel=gibbs_ro
     Z, q = smoothed_codebook(Y, transmission)
     np.dot(X, Z.T, out=L)
     change, entropy, log_partition = kernel(L, q, 1.0 / temperature, P, m)
-    return P.T @ X, change, entropy, -temperature * log_partition
+    S = np.empty((P.shape[1], X.shape[1]))
+    if not _sparse_statistics(P, X, S, SPARSE_SHARE * P.size):
+        S = P.T @ X
+    return S, change, entropy, -temperature * log_partition
 
 
 def solve_temperature(X, Y, transmission, temperature, L, P, m, *, max_iter, tol, accelerate=True):
