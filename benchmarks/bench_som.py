@@ -36,6 +36,7 @@ from statmechlearn.cluster import (
     quantization_error,
     topographic_error,
 )
+from statmechlearn.cluster import _topographic_kernel as kernel
 
 __all__ = ["main"]
 
@@ -120,6 +121,55 @@ def _rows(name, X, threads):
     return rows, result, n_iter
 
 
+def _account(X):
+    """Where a fit's time goes on one thread: its iterations, the share that took the
+    sparse centroid sums, and each part of one iteration timed alone at the fitted map."""
+    taken = []
+    sparse_statistics = kernel._sparse_statistics
+
+    def counting(*args):
+        taken.append(sparse_statistics(*args))
+        return taken[-1]
+
+    with limit_threads(1):
+        kernel._sparse_statistics = counting
+        try:
+            som = TopologicalVQ(SHAPE, sigma=SIGMA, random_state=0).fit(X)
+        finally:
+            kernel._sparse_statistics = sparse_statistics
+        fit = measure(lambda: TopologicalVQ(SHAPE, sigma=SIGMA, random_state=0).fit(X))
+        Xc = X - X.mean(axis=0)
+        Z, q = kernel.smoothed_codebook(som.cluster_centers_ - X.mean(axis=0), som.transmission_)
+        n, K = som.assignments_.shape
+        L, m, S = np.empty((n, K)), np.empty(K), np.empty((K, X.shape[1]))
+        final = som.assignments_.copy()
+        uniform = np.full((n, K), 1.0 / K)
+        logits = measure(lambda: np.dot(Xc, Z.T, out=L), repeat=50)
+        gibbs = measure(
+            lambda: kernel.gibbs_rows(L, q, 1.0 / som.temperature_, final.copy(), m), repeat=50
+        )
+        dense = measure(lambda: uniform.T @ Xc, repeat=50)
+        limit = kernel.SPARSE_SHARE * final.size
+        sparse = measure(lambda: sparse_statistics(final, Xc, S, limit), repeat=50)
+    n_sparse = int(sum(taken))
+    parts = (
+        som.n_iter_ * (logits.median + gibbs.median)
+        + (som.n_iter_ - n_sparse) * dense.median
+        + n_sparse * sparse.median
+    )
+    return {
+        "iterations": som.n_iter_,
+        "sparse": n_sparse,
+        "logits": logits,
+        "gibbs": gibbs,
+        "dense": dense,
+        "sparse time": sparse,
+        "density": np.count_nonzero(final) / final.size,
+        "share": parts / fit.median,
+        "fit": fit,
+    }
+
+
 def main():
     threads = thread_settings()
     print("## Self-organising maps (`benchmarks/bench_som.py`)\n")
@@ -154,6 +204,19 @@ def main():
             f"{r['qe']:.3f}× its quantisation error and topographic error {te_ours:.3f} against "
             f"{te_peer:.3f}. Target ≤ {TARGET_TIME}× at QE ≤ {TARGET_QE}× and TE no worse: "
             f"**{'met' if met else 'not met'}**."
+        )
+    for name, X in _data().items():
+        progress(f"{name}: where the time goes")
+        a = _account(X)
+        print(
+            f"- Where a {name} fit's time goes, 1 thread: {a['iterations']} iterations, each a "
+            f"logits product `X Zᵀ` ({a['logits']}), the Gibbs step ({a['gibbs']}) and the "
+            f"centroid sums `Pᵀ X`: by BLAS ({a['dense']}) or, in {a['sparse']} of them where "
+            f"at most {kernel.SPARSE_SHARE:.0%} of `P` is nonzero and d ≥ "
+            f"{kernel.SPARSE_MIN_FEATURES}, from the nonzero weights ({a['sparse time']} at "
+            f"the final map, {a['density']:.1%} nonzero). These parts "
+            f"make {a['share']:.0%} of the fit's {a['fit']}; the rest is the codebook updates, "
+            "the extrapolation and the schedule."
         )
     one = ", ".join(
         f"{name}: {'/'.join(fmt_ratio(v) for v in r['one epoch'].values())}" for name, r in verdicts

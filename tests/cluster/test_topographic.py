@@ -18,6 +18,7 @@ from statmechlearn.cluster import (
 from statmechlearn.cluster._kohonen import _grid_coordinates
 from statmechlearn.cluster._maxent import assignment_entropy, gibbs_assignments
 from statmechlearn.cluster._topographic_kernel import (
+    SPARSE_MIN_FEATURES,
     SPARSE_SHARE,
     _sparse_statistics,
     centres,
@@ -144,6 +145,22 @@ def test_sparse_statistics_are_the_product_or_decline(seed, share):
         np.testing.assert_allclose(S, exact, rtol=0, atol=1e-13 * (np.abs(P).T @ np.abs(X)).max())
     else:
         assert np.all(np.isnan(S))
+
+
+@pytest.mark.parametrize("d", [2, SPARSE_MIN_FEATURES])
+def test_map_statistics_are_the_product_on_either_path(d):
+    """Hard assignments (at a low temperature nearly every weight is zero): the map's
+    centroid sums equal ``P^T X`` whether it takes the sparse loop (many features) or
+    BLAS (few)."""
+    rng = np.random.default_rng(d)
+    X = rng.standard_normal((400, d))
+    X -= X.mean(axis=0)
+    Tm = grid_transmission(_grid_coordinates((3, 3)), 0.3)
+    Y = X[rng.choice(400, 9, replace=False)]
+    P, L, m = np.full((400, 9), 1.0 / 9), np.empty((400, 9)), np.empty(9)
+    S, *_ = topographic_map(X, Y, Tm, 1e-3, L, P, m)
+    assert np.count_nonzero(P) <= SPARSE_SHARE * P.size
+    np.testing.assert_allclose(S, P.T @ X, rtol=0, atol=1e-12 * np.abs(X).sum(axis=0).max())
 
 
 @pytest.mark.parametrize("seed", range(3))
