@@ -165,8 +165,8 @@ def test_map_statistics_are_the_product_on_either_path(d):
 
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("temperature", [1e3, 1.0, 1e-2, 1e-5])
-# one chunk of rows; two chunks; one block of rows per numba thread (past 2^17 entries)
-@pytest.mark.parametrize("n", [50, 1500, 20000])
+# one chunk of rows; two chunks; two blocks of rows (one per numba thread, from 2 x 2^17 entries)
+@pytest.mark.parametrize("n", [50, 1500, 40000])
 def test_compiled_gibbs_step_matches_its_numpy_twin(seed, temperature, n, all_threads):
     """Down to temperatures where most weights underflow to exactly zero."""
     rng = np.random.default_rng(seed)
