@@ -37,10 +37,10 @@ from sklearn.base import (
 )
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
 from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.rng import check_random_state
+from statmechlearn._core.threads import one_blas_thread
 from statmechlearn._core.validation import (
     RANDOM_STATE,
     check_array_finite,
@@ -371,7 +371,7 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         # The two products per iteration are small (n d K flops, thousands of times):
         # threaded BLAS gains little there and, on a machine shared with other work, its
         # spinning threads cost 40x (a 1797 x 64 x 36 step: 112 ms on 2 threads, 2.7 ms on 1).
-        blas = threadpool_limits(1, "blas") if n * X.shape[1] * K < _SMALL else nullcontext()
+        blas = one_blas_thread() if n * X.shape[1] * K < _SMALL else nullcontext()
         with blas:
             state, temps = run_schedule(
                 state,

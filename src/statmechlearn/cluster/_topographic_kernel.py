@@ -282,7 +282,7 @@ def topographic_map(X, Y, transmission, temperature, L, P, m, *, kernel=gibbs_ro
     S = np.empty((P.shape[1], X.shape[1]))
     few = X.shape[1] < SPARSE_MIN_FEATURES
     if few or not _sparse_statistics(P, X, S, SPARSE_SHARE * P.size):
-        S = P.T @ X
+        np.dot(P.T, X, out=S)
     return S, change, entropy, -temperature * log_partition
 
 
