@@ -377,10 +377,10 @@ def test_public_kernel_entry_points_reject_bad_input(change, match):
 
 @pytest.mark.parametrize("degenerate", [False, True])
 def test_lanczos_principal_axis_is_the_dense_one(degenerate):
-    from statmechlearn.cluster import _annealing
+    from statmechlearn.cluster import _annealing_moves
 
     rng = np.random.default_rng(4)
-    d = _annealing._DENSE_EIGH_MAX + 44
+    d = _annealing_moves.DENSE_EIGH_MAX + 44
     X = rng.standard_normal((2 * d, d))
     cov = X.T @ X / (2 * d)
     if degenerate:  # a doubly degenerate top: any unit vector of the plane is an answer
@@ -388,7 +388,7 @@ def test_lanczos_principal_axis_is_the_dense_one(degenerate):
         values = np.linspace(1.0, 2.0, d)
         values[-2:] = 3.0
         cov = (q * values) @ q.T
-    lam, vec = _annealing._top_eigenpair(cov)
+    lam, vec = _annealing_moves.top_eigenpair(cov)
     exact = np.linalg.eigvalsh(cov)[-1]
     assert abs(lam - exact) <= 1e-12 * exact
     assert abs(np.linalg.norm(vec) - 1.0) < 1e-12
@@ -398,15 +398,15 @@ def test_lanczos_principal_axis_is_the_dense_one(degenerate):
 def test_lanczos_that_does_not_converge_falls_back_to_lapack(monkeypatch):
     from scipy.sparse.linalg import ArpackNoConvergence
 
-    from statmechlearn.cluster import _annealing
+    from statmechlearn.cluster import _annealing_moves
 
     def fail(*args, **kwargs):
         raise ArpackNoConvergence("no", np.empty(0), np.empty((0, 0)))
 
-    monkeypatch.setattr(_annealing, "eigsh", fail)
-    d = _annealing._DENSE_EIGH_MAX + 1
+    monkeypatch.setattr(_annealing_moves, "eigsh", fail)
+    d = _annealing_moves.DENSE_EIGH_MAX + 1
     cov = np.diag(np.arange(1.0, d + 1.0))
-    lam, vec = _annealing._top_eigenpair(cov)
+    lam, vec = _annealing_moves.top_eigenpair(cov)
     assert lam == d and abs(abs(vec[-1]) - 1.0) < 1e-15
 
 

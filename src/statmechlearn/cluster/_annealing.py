@@ -1,12 +1,10 @@
 """Deterministic annealing for squared-Euclidean clustering (Rose; Buhmann)."""
 
 import warnings
-from dataclasses import dataclass, field
 from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -21,6 +19,14 @@ from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import RANDOM_STATE, validate_named
+from statmechlearn.cluster._annealing_moves import (
+    coincident,
+    coincident_groups,
+    nearest,
+    principal_axes,
+    relocate,
+)
+from statmechlearn.cluster._annealing_path import AnnealingPath
 from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._gibbs import (
     _checked_pass,
@@ -35,51 +41,6 @@ from statmechlearn.theory.annealing import critical_temperature
 __all__ = ["AnnealingPath", "DeterministicAnnealing"]
 
 
-@dataclass
-class AnnealingPath:
-    """What deterministic annealing went through, one entry per temperature.
-
-    Attributes
-    ----------
-    temperature, free_energy, distortion, entropy, mutual_information : ndarray
-        Per-sample quantities at each converged temperature (nats).
-    n_clusters : ndarray of int
-        Number of distinct code vectors.
-    centers : list of ndarray
-        Code vectors at each temperature (their number grows with splits).
-    weights : list of ndarray
-        Cluster weights at each temperature.
-    events : list of dict
-        Critical events: ``temperature`` (where the split was made),
-        ``critical_temperature`` (``2 lambda_max`` of the cluster's posterior
-        covariance), ``cluster``, ``accepted`` (False when the pair fell back
-        together and was merged). A mass-constrained code vector that later
-        falls onto another is merged into it and recorded with
-        ``critical_temperature`` NaN and ``accepted`` False. A split-and-merge
-        move at the final temperature (``relocate``) is recorded with
-        ``critical_temperature`` NaN, ``accepted`` True and ``relocated``, the
-        code vector that was moved to split ``cluster``.
-    """
-
-    temperature: np.ndarray = field(default_factory=lambda: np.empty(0))
-    free_energy: np.ndarray = field(default_factory=lambda: np.empty(0))
-    distortion: np.ndarray = field(default_factory=lambda: np.empty(0))
-    entropy: np.ndarray = field(default_factory=lambda: np.empty(0))
-    mutual_information: np.ndarray = field(default_factory=lambda: np.empty(0))
-    n_clusters: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=int))
-    centers: list = field(default_factory=list)
-    weights: list = field(default_factory=list)
-    events: list = field(default_factory=list)
-
-    def _append(self, temperature, stats, centers, weights, n_distinct):
-        for name in ("free_energy", "distortion", "entropy", "mutual_information"):
-            setattr(self, name, np.append(getattr(self, name), stats[name][0]))
-        self.temperature = np.append(self.temperature, temperature)
-        self.n_clusters = np.append(self.n_clusters, n_distinct)
-        self.centers.append(centers.copy())
-        self.weights.append(weights.copy())
-
-
 # Rows per chunk of the passes that need per-row posteriors or distances: O(chunk K)
 # memory instead of O(n K).
 _CHUNK = 1 << 15
@@ -87,128 +48,11 @@ _CHUNK = 1 << 15
 # _POLISH_ITER plain passes (the path's own temperatures need only tol).
 _POLISH_TOL = 1e-8
 _POLISH_ITER = 50
-# Split-and-merge moves tried per round and code vector, best predicted gain first.
-_RELOCATION_TRIALS = 2
-# Rows of a cluster (at most) whose 2-means proposes the halves of a relocation move.
-_RELOCATION_ROWS = 4096
 # The anneal leaves its subsample for all rows once no split can come and the subsample's
 # assignments are this hard (mean conditional entropy per row, nats): below it a pass on
 # all rows converges in a few iterations, while the soft temperatures in between would
 # re-converge every row from the subsample's fixed point (tens of passes).
 _HARD_ENTROPY = 1e-3
-# Features above which the principal axis comes from Lanczos, not a full eigh (below it
-# LAPACK's whole decomposition costs less than ARPACK's setup).
-_DENSE_EIGH_MAX = 256
-
-
-def _principal_axes(X, x_sq, centers, log_w, T, groups):
-    """Largest eigenvalue, eigenvector and mass of each group's posterior-weighted covariance.
-
-    ``groups`` lists the code vectors of each group (the covariance is about
-    the group's first code vector); the posterior is computed chunk by chunk.
-    """
-    d = X.shape[1]
-    scatter = np.zeros((len(groups), d, d))
-    mass = np.zeros(len(groups))
-    for start in range(0, X.shape[0], _CHUNK):
-        rows = slice(start, start + _CHUNK)
-        proba, _ = posterior(X[rows], centers[None], log_w[None], T, x_sq[rows])
-        for g, members in enumerate(groups):
-            p = proba[:, 0, members].sum(axis=1)
-            # rows with p(k|x) below 1e-16 of the largest add nothing at double precision
-            near = np.flatnonzero(p > 1e-16 * p.max())
-            diff = (X[rows][near] - centers[members[0]]) * np.sqrt(p[near])[:, None]
-            scatter[g] += diff.T @ diff
-            mass[g] += p.sum()
-    return [(*_top_eigenpair(scatter[g] / mass[g]), mass[g]) for g in range(len(groups))]
-
-
-def _top_eigenpair(cov):
-    """Largest eigenvalue of a symmetric matrix and a unit eigenvector.
-
-    Above ``_DENSE_EIGH_MAX`` features Lanczos (ARPACK) finds the one pair the
-    split needs in O(d^2) per product, ten times faster than LAPACK's full
-    decomposition at d = 1600; its start is fixed so that a fit is
-    reproducible, and a run that does not converge falls back to LAPACK.
-    """
-    d = cov.shape[0]
-    if d > _DENSE_EIGH_MAX:
-        start = np.random.default_rng(0).standard_normal(d)
-        try:
-            values, vectors = eigsh(cov, k=1, which="LA", v0=start)
-            return values[0], vectors[:, 0]
-        except ArpackNoConvergence:
-            pass
-    values, vectors = np.linalg.eigh(cov)
-    return values[-1], vectors[:, -1]
-
-
-def _nearest_two(X, x_sq, centers):
-    """Nearest code vector, and the squared distances to the nearest and second nearest."""
-    n = X.shape[0]
-    labels, first, second = np.empty(n, dtype=np.intp), np.empty(n), np.empty(n)
-    for start in range(0, n, _CHUNK):
-        rows = slice(start, start + _CHUNK)
-        d2 = squared_distances(X[rows], centers, x_sq[rows])
-        two = np.argpartition(d2, 1, axis=1)[:, :2]
-        pair = np.take_along_axis(d2, two, axis=1)
-        swap = pair[:, 1] < pair[:, 0]
-        labels[rows] = np.where(swap, two[:, 1], two[:, 0])
-        first[rows] = np.where(swap, pair[:, 1], pair[:, 0])
-        second[rows] = np.where(swap, pair[:, 0], pair[:, 1])
-    return labels, first, second
-
-
-def _two_means(points, n_iter=20):
-    """2-means of ``points`` started across their principal axis: the two centres and the SSE."""
-    mean = points.mean(axis=0)
-    values, vectors = np.linalg.eigh(
-        np.cov(points, rowvar=False, bias=True).reshape(points.shape[1], points.shape[1])
-    )
-    offset = np.sqrt(max(values[-1], 0.0)) * vectors[:, -1]
-    pair = np.array([mean + offset, mean - offset])
-    for _ in range(n_iter):
-        side = squared_distances(points, pair).argmin(axis=1)
-        if side.min() == side.max():
-            break
-        new = np.array([points[side == h].mean(axis=0) for h in (0, 1)])
-        if np.array_equal(new, pair):
-            break
-        pair = new
-    return pair, float(squared_distances(points, pair).min(axis=1).sum())
-
-
-def _nearest(X, x_sq, centers):
-    """Index of the nearest code vector and the inertia, chunk by chunk."""
-    labels = np.empty(X.shape[0], dtype=np.intp)
-    inertia = 0.0
-    for start in range(0, X.shape[0], _CHUNK):
-        rows = slice(start, start + _CHUNK)
-        d2 = squared_distances(X[rows], centers, x_sq[rows])
-        labels[rows] = d2.argmin(axis=1)
-        inertia += float(np.take_along_axis(d2, labels[rows, None], axis=1).sum())
-    return labels, inertia
-
-
-def _groups(close):
-    """Group label of each code vector, given which pairs coincide.
-
-    ``close`` is a symmetric boolean matrix; each code vector joins the group
-    of the first earlier one it coincides with, groups are numbered in order.
-    """
-    labels = np.full(len(close), -1)
-    n_groups = 0
-    for i in range(len(close)):
-        if labels[i] < 0:
-            labels[(close[i] | (np.arange(len(close)) == i)) & (labels < 0)] = n_groups
-            n_groups += 1
-    return labels
-
-
-def _coincident(centers, scale, rtol=1e-3):
-    """Pairs of code vectors within ``rtol * scale`` of each other."""
-    gap = np.sum((centers[:, None, :] - centers[None, :, :]) ** 2, axis=2)
-    return gap <= (rtol * scale) ** 2
 
 
 class DeterministicAnnealing(
@@ -476,7 +320,7 @@ class DeterministicAnnealing(
 
     def _labels(self, X, centers, log_w):
         """Most probable cluster at the final temperature, and the inertia."""
-        labels, inertia = _nearest(X, self._x_sq, centers)
+        labels, inertia = nearest(X, self._x_sq, centers)
         if np.ptp(log_w) > 0.0:
             # unequal weights tilt the most probable cluster away from the nearest one
             labels = np.empty_like(labels)
@@ -525,7 +369,7 @@ class DeterministicAnnealing(
     def _record(self, X, centers, log_w, T, stats=None):
         if stats is None:
             stats = self._statistics(X, centers, log_w, T)
-        n_distinct = int(_groups(_coincident(centers, np.sqrt(self._scale))).max()) + 1
+        n_distinct = int(coincident_groups(coincident(centers, np.sqrt(self._scale))).max()) + 1
         self.path_._append(T, stats, centers + self._train_mean, np.exp(log_w), n_distinct)
 
     def _fixed(self, X, rng):
@@ -668,70 +512,16 @@ class DeterministicAnnealing(
         return centers, log_w
 
     def _relocate(self, X, centers, log_w, T):
-        """Split-and-merge moves at the final temperature while they lower the inertia.
-
-        A capped anneal spends its code vectors on the first clusters to become
-        unstable, which on data with outliers are a few far points (their
-        posterior covariance, hence critical temperature, is the largest). A
-        move removes code vector ``i`` (its points go to their second-nearest
-        one) and splits cluster ``j`` by 2-means; moves are tried in order of
-        their predicted drop of the distortion, and one is kept only if the
-        inertia after the fixed point is lower (Ueda et al.'s SMEM for a hard
-        partition).
-        """
-        labels, first, second = _nearest_two(X, self._x_sq, centers)
-        inertia = float(first.sum())
-        K = len(centers)
-        for _ in range(2 * K):
-            removal = np.bincount(labels, weights=second - first, minlength=K)
-            sse = np.bincount(labels, weights=first, minlength=K)
-            gain, halves = np.zeros(K), [None] * K
-            for j in range(K):
-                members = np.flatnonzero(labels == j)
-                if len(members) >= 2:
-                    # the halves and the predicted gain from an even thinning of a large
-                    # cluster (each 2-means pass is a pass over it); the move itself is
-                    # kept only if the inertia of all rows falls
-                    stride = -(-len(members) // _RELOCATION_ROWS)
-                    halves[j], sse_split = _two_means(X[members[::stride]])
-                    gain[j] = sse[j] - sse_split * len(members) / len(members[::stride])
-            # predicted change of the distortion of each move (i removed, j split)
-            net = gain[None, :] - removal[:, None]
-            np.fill_diagonal(net, -np.inf)
-            order = np.argsort(net, axis=None)[::-1][: _RELOCATION_TRIALS * K]
-            moved = None
-            for i, j in zip(*np.unravel_index(order, net.shape), strict=True):
-                if net[i, j] <= 1e-9 * inertia:
-                    break
-                keep = [k for k in range(K) if k not in (i, j)]
-                trial = np.vstack([centers[keep], halves[j]])
-                trial, trial_w, _ = self._iterate(X, trial, np.full(K, -np.log(K)), T)
-                found = _nearest_two(X, self._x_sq, trial)
-                if len(trial) == K and found[1].sum() < inertia * (1.0 - 1e-12):
-                    moved = (i, j, trial, trial_w, *found)
-                    break
-            if moved is None:
-                break
-            i, j, trial, trial_w, trial_labels, trial_first, trial_second = moved
-            centers, log_w = trial, trial_w
-            labels, first, second = trial_labels, trial_first, trial_second
-            inertia = float(first.sum())
-            self.path_.events.append(
-                {
-                    "temperature": T,
-                    "critical_temperature": np.nan,
-                    "cluster": int(j),
-                    "accepted": True,
-                    "relocated": int(i),
-                }
-            )
-        return centers, log_w
+        """Split-and-merge moves at the final temperature (:func:`relocate`)."""
+        return relocate(X, self._x_sq, centers, log_w, T, self._iterate, self.path_.events)
 
     def _settled(self, centers):
         """Whether no split can come any more: every code vector allowed is in use and distinct."""
         if self.mass_constrained:
             return len(centers) >= self.n_clusters
-        return int(_groups(_coincident(centers, np.sqrt(self._scale))).max()) + 1 == len(centers)
+        return int(coincident_groups(coincident(centers, np.sqrt(self._scale))).max()) + 1 == len(
+            centers
+        )
 
     def _merge(self, centers, log_w, T, stats):
         """Merge mass-constrained code vectors that have fallen together.
@@ -746,7 +536,7 @@ class DeterministicAnnealing(
         mass = stats["cluster_mass"]
         spread = stats["cluster_distortion"] / np.maximum(mass, np.finfo(float).tiny)
         gap = squared_distances(centers, centers)
-        labels = _groups(gap < 1e-6 * (spread[:, None] + spread[None, :]) / 2.0)
+        labels = coincident_groups(gap < 1e-6 * (spread[:, None] + spread[None, :]) / 2.0)
         if labels.max() + 1 == len(centers):
             return centers, log_w
         members = [labels == g for g in range(labels.max() + 1)]
@@ -779,11 +569,11 @@ class DeterministicAnnealing(
                 return []
             labels = np.arange(len(centers))
         else:
-            labels = _groups(_coincident(centers, np.sqrt(self._scale)))
+            labels = coincident_groups(coincident(centers, np.sqrt(self._scale)))
         groups = [np.flatnonzero(labels == g) for g in range(labels.max() + 1)]
         if not self.mass_constrained:
             groups = [members for members in groups if len(members) >= 2]
-        axes = _principal_axes(X, self._x_sq, centers, log_w, T, groups)
+        axes = principal_axes(X, self._x_sq, centers, log_w, T, groups)
         candidates = [
             (2.0 * lam, members[0], members, lam, vec, mass)
             for members, (lam, vec, mass) in zip(groups, axes, strict=True)
