@@ -20,11 +20,8 @@ from statmechlearn.cluster import (
     InformationBottleneck,
     rate_distortion,
 )
-from statmechlearn.cluster._distributional import (
-    _ib_fixed_point,
-    _KLClustering,
-    kl_critical_temperature,
-)
+from statmechlearn.cluster._bottleneck import _ib_fixed_point
+from statmechlearn.cluster._distributional import _KLClustering, kl_critical_temperature
 from statmechlearn.cluster._maxent import (
     anneal,
     effective_clusters,

@@ -52,12 +52,12 @@ gibbs_fixed_point
 """
 
 from statmechlearn.cluster._annealing import AnnealingPath, DeterministicAnnealing
-from statmechlearn.cluster._distributional import (
-    HistogramClustering,
+from statmechlearn.cluster._bottleneck import (
     InformationBottleneck,
     RateDistortionCurve,
     rate_distortion,
 )
+from statmechlearn.cluster._distributional import HistogramClustering
 from statmechlearn.cluster._entropy_constrained import EntropyConstrainedClustering
 from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_pass
 from statmechlearn.cluster._kohonen import (
