@@ -44,17 +44,16 @@ from statmechlearn._core.information import (
 from statmechlearn.model_selection._agreement import (
     AnnealedAgreementResult,
     PosteriorAgreementResult,
-    ProtocolResult,
     agreement_capacity,
     posterior_agreement,
     posterior_agreement_path,
-    simulate_protocol,
 )
 from statmechlearn.model_selection._capacity import ChannelCapacity, channel_capacity
 from statmechlearn.model_selection._criteria import bic, log_likelihood, mdl, n_parameters
 from statmechlearn.model_selection._gap import GAP_RULES, GapResult, choose_gap_k, gap_statistic
 from statmechlearn.model_selection._information import TypicalSet, is_typical, typical_set
 from statmechlearn.model_selection._maxent import MaxEntDistribution, maximum_entropy
+from statmechlearn.model_selection._protocol import ProtocolResult, simulate_protocol
 from statmechlearn.model_selection._select import (
     METHODS,
     SelectionResult,
