@@ -128,8 +128,8 @@ def _account(X):
     sparse_statistics = kernel._sparse_statistics
 
     def counting(*args):
-        taken.append(sparse_statistics(*args))
-        return taken[-1]
+        taken.append(True)
+        return sparse_statistics(*args)
 
     with limit_threads(1):
         kernel._sparse_statistics = counting
@@ -149,8 +149,7 @@ def _account(X):
             lambda: kernel.gibbs_rows(L, q, 1.0 / som.temperature_, final.copy(), m), repeat=50
         )
         dense = measure(lambda: uniform.T @ Xc, repeat=50)
-        limit = kernel.SPARSE_SHARE * final.size
-        sparse = measure(lambda: sparse_statistics(final, Xc, S, limit), repeat=50)
+        sparse = measure(lambda: sparse_statistics(final, Xc, S), repeat=50)
     n_sparse = int(sum(taken))
     parts = (
         som.n_iter_ * (logits.median + gibbs.median)
