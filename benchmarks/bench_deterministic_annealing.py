@@ -116,8 +116,6 @@ def _iteration_rows(threads):
                     # both fits would stop at once at a fixed point: one step each, timed alone
                     t_lloyd = measure(lambda c=centers, n=n: _lloyd_step(X, c, n)).median
                     temperatures = (1.0,)
-                    # the cross terms both steps compute: one BLAS product over all rows
-                    t_product = measure(lambda c=centers: X @ c.T).median
                 for T in temperatures:
                     if start == "random data points":
                         t_da = (
@@ -126,6 +124,10 @@ def _iteration_rows(threads):
                         ) / 20
                     else:
                         t_da = measure(lambda c=centers, T=T: _da_step(X, c, log_w, T, x_sq)).median
+                        # the cross terms both steps compute: one BLAS product over all rows,
+                        # timed after the step (a threaded product leaves OpenBLAS's threads
+                        # spinning, which a fit never meets: it holds BLAS to one thread)
+                        t_product = measure(lambda c=centers: X @ c.T).median
                     ratios.append((n, start, T, t_da / t_lloyd))
                     if start != "random data points":
                         split.append((n, t_product, t_da, t_lloyd))

@@ -421,3 +421,25 @@ def test_a_wide_fit_splits_into_its_two_clusters():
     assert da.critical_temperature_ == pytest.approx(2 * lam, rel=1e-10)
     assert len(da.cluster_centers_) == 2
     np.testing.assert_allclose(np.sort(da.cluster_centers_[:, 0]), [-3.0, 3.0], atol=0.2)
+
+
+def test_the_whole_fit_holds_blas_to_one_thread(monkeypatch):
+    """Between the compiled passes every BLAS call runs on one thread: a threaded one
+    leaves OpenBLAS's threads spinning on the cores the next parallel pass needs."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from statmechlearn.cluster import _annealing_moves
+
+    seen = []
+    principal_axes = _annealing_moves.principal_axes
+
+    def probing(*args, **kwargs):
+        seen.extend(info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas")
+        return principal_axes(*args, **kwargs)
+
+    monkeypatch.setattr("statmechlearn.cluster._annealing.principal_axes", probing)
+    X, _ = make_blobs(300, centers=3, random_state=0)
+    # the suite's workers hold BLAS to one thread; a user's session may not
+    with threadpool_limits(limits=2, user_api="blas"):
+        DeterministicAnnealing(3, random_state=0).fit(X)
+    assert seen and set(seen) == {1}
