@@ -26,6 +26,11 @@ def _blobs(n, seed, std=0.5, centers=3, d=2):
     return make_blobs(n, n_features=d, centers=centers, cluster_std=std, random_state=seed)
 
 
+# separated blobs make a graph of separate components; the warning that says so is
+# tested on its own (test_disconnected_components_are_far_apart_with_a_warning)
+_COMPONENTS = pytest.mark.filterwarnings("ignore:the graph has:UserWarning")
+
+
 def test_graph_is_symmetrised_over_the_union_of_its_pattern():
     X = sp.csr_matrix(
         (np.array([1.0, 2.0, 4.0, 0.0]), (np.array([0, 1, 2, 1]), np.array([1, 0, 1, 2]))),
@@ -135,6 +140,7 @@ def test_a_complete_graph_clusters_as_the_dense_matrix():
     np.testing.assert_allclose(sparse.critical_temperature_, dense.critical_temperature_, rtol=1e-7)
 
 
+@_COMPONENTS
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_neighbour_graph_of_separated_blobs_is_clustered_exactly(seed):
     X, y = _blobs(600, seed=seed + 10)
@@ -164,6 +170,7 @@ def test_disconnected_components_are_far_apart_with_a_warning():
     assert adjusted_rand_score(y, pc.labels_) == 1.0
 
 
+@_COMPONENTS
 def test_new_objects_are_placed_through_their_paths_to_the_landmarks():
     X, _ = _blobs(400, seed=6)
     new, _ = _blobs(60, seed=6)  # the same centres
@@ -208,6 +215,7 @@ def test_sparse_input_is_refused_for_feature_metrics():
         PairwiseClustering(metric="euclidean").fit(graph)
 
 
+@_COMPONENTS
 def test_bad_new_rows_are_refused():
     X, _ = _blobs(60, seed=7)
     pc = PairwiseClustering(3, random_state=0).fit(kneighbors_graph(X, 5, mode="distance"))
