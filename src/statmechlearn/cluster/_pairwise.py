@@ -439,7 +439,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     ``|y_i - y_j|^2``, in memory and time linear in ``n``: at n = 10^5 with ten
     neighbours and 100 landmarks, about 0.3 GB against the 80 GB of a dense
     ``D``. On overlapping blobs it gives the partitions of the dense ``D`` and of
-    spectral clustering of the same graph (``benchmarks/bench_pairwise.py``).
+    spectral clustering of the same graph (``benchmarks/bench_pairwise_graph.py``).
     ``predict`` takes new objects' dissimilarities to the training objects, sparse
     (the stored ones) or dense; their paths to the landmarks run through them.
     The derivation is in ``docs/derivations/pairwise_graph.md``.
@@ -542,7 +542,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         """
         _check_metric(self.metric)
         rng = check_random_state(self.random_state)
-        self._completion = None
+        self._completion = self._product = None
         if self.metric == "precomputed" and sp.issparse(X):
             X = validate_named(
                 self,
@@ -559,7 +559,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             self.landmarks_ = self._completion.landmarks_
             self.embedding_ = self._completion.embedding_
             self._X_fit = None
-            product = EmbeddedProduct(self._completion.coordinates_t_)
+            product = self._product = EmbeddedProduct(self._completion.coordinates_t_)
         else:
             # D is only read (products D @ Z): a symmetric input is not copied.
             D, self._X_fit = _dissimilarities(self, X, reset=True, copy=False)
@@ -632,10 +632,6 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         self.n_products_ = int(product.count)
         self.temperature_ = float(path.temperature[-1])
         self._n_train = n
-        if self._completion is not None:
-            # new objects' products D_new @ P from their coordinates (see _fields)
-            self._norms_P = product.norms @ P
-            self._coords_P = product.Yt @ P
 
     def predict(self, X):
         """Cluster of lowest mean field for new objects.
@@ -688,7 +684,6 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     def _fields(self, X):
         check_is_fitted(self)
         n = self._n_train
-        P = self.assignments_
         if self._completion is not None:
             return self._graph_fields(X)
         # as in fit: n_features_in_ is n_train for a precomputed matrix
@@ -706,6 +701,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             )
         if not np.all(np.isfinite(X)) or np.any(X < 0):
             raise ValueError("X must be finite and non-negative")
+        P = self.assignments_
         return X @ P / P.sum(axis=0) - 0.5 * self._within
 
     def _graph_fields(self, X):
@@ -719,10 +715,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             )
         Y = self._completion.embed(self._completion.landmark_distances(X))
         P = self.assignments_
-        mass = P.sum(axis=0)
-        norms = np.einsum("ij,ij->i", Y, Y)
-        G = np.outer(norms, mass) + self._norms_P - 2.0 * (Y @ self._coords_P)
-        return G / mass - 0.5 * self._within
+        return self._product.rows(Y, P) / P.sum(axis=0) - 0.5 * self._within
 
 
 def pairwise_cost(D, labels):

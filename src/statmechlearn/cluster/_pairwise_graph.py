@@ -182,6 +182,24 @@ class EmbeddedProduct:
         out += (self.norms @ Z)[:, None]
         return out[0] if column else np.ascontiguousarray(out.T)
 
+    def rows(self, coordinates, Z):
+        """``D_new @ Z`` for new objects at ``coordinates``, ``D_new[a, j] = |y_a - y_j|^2``.
+
+        Parameters
+        ----------
+        coordinates : ndarray of shape (m, p)
+        Z : ndarray of shape (n, K)
+
+        Returns
+        -------
+        ndarray of shape (m, K)
+        """
+        norms = np.einsum("ij,ij->i", coordinates, coordinates)
+        out = np.outer(norms, np.ones(Z.shape[0]) @ Z)
+        out += self.norms @ Z
+        out -= 2.0 * (coordinates @ (self.Yt @ Z))
+        return out
+
 
 class GraphCompletion:
     """Path-length completion of a dissimilarity graph, held as a landmark embedding.
@@ -203,6 +221,7 @@ class GraphCompletion:
     far_ : float
         The value of pairs that no path joins: the largest finite path length found.
     n_connected_components_ : int
+        Counted only when some pair has no path (1 otherwise).
     eigenvalues_ : ndarray of shape (p,)
         The kept eigenvalues of the landmarks' centred Gram matrix, decreasing.
     embedding_ : ndarray of shape (n, p)
@@ -222,7 +241,6 @@ class GraphCompletion:
         """
         n = G.shape[0]
         n_land = min(int(self.n_landmarks), n)
-        self.n_connected_components_ = int(connected_components(G, directed=False)[0])
         landmarks = [int(self.random_state.integers(n))]
         distances = np.empty((n, n_land))
         nearest = np.full(n, np.inf)
@@ -241,8 +259,10 @@ class GraphCompletion:
             landmarks.append(farthest)
         finite = np.isfinite(distances)
         self.far_ = float(distances[finite].max())
+        self.n_connected_components_ = 1
         if not finite.all():
             distances[~finite] = self.far_
+            self.n_connected_components_ = int(connected_components(G, directed=False)[0])
             warnings.warn(
                 f"the graph has {self.n_connected_components_} connected components; pairs "
                 f"in different components are given the largest path length, {self.far_:g}",
@@ -253,10 +273,7 @@ class GraphCompletion:
         self.distances_ = distances
         self._scale_landmarks()
         # held transposed for the products (EmbeddedProduct); embedding_ is its (n, p) view
-        coordinates_t = self._pseudo.T @ self.distances_.T
-        coordinates_t -= (self._mean @ self._pseudo)[:, None]
-        coordinates_t *= -0.5
-        self.coordinates_t_ = coordinates_t
+        self.coordinates_t_ = self._embed_t(self.distances_)
         self.embedding_ = self.coordinates_t_.T
         return self
 
@@ -290,12 +307,17 @@ class GraphCompletion:
         Returns
         -------
         ndarray of shape (m, p)
+            A view of a C-ordered ``(p, m)`` array.
         """
-        # (distances - mean) @ pseudo without the centred (m, L) temporary
-        coords = distances @ self._pseudo
-        coords -= self._mean @ self._pseudo
-        coords *= -0.5
-        return coords
+        return self._embed_t(distances).T
+
+    def _embed_t(self, distances):
+        """:meth:`embed`, transposed: ``-(pseudo^T (distances - mean)^T) / 2`` as ``(p, m)``,
+        without the centred ``(m, L)`` temporary."""
+        coordinates_t = self._pseudo.T @ distances.T
+        coordinates_t -= (self._mean @ self._pseudo)[:, None]
+        coordinates_t *= -0.5
+        return coordinates_t
 
     def landmark_distances(self, X):
         """Completed dissimilarities of new objects to the landmarks.
