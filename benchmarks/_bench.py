@@ -13,6 +13,7 @@ import os
 import statistics
 import sys
 import time
+import tracemalloc
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -22,6 +23,8 @@ __all__ = [
     "fmt_ratio",
     "limit_threads",
     "measure",
+    "mib",
+    "peak_memory",
     "progress",
     "table",
     "thread_settings",
@@ -72,6 +75,21 @@ def measure(fn, repeat=None, warmup=1):
         fn()
         runs.append(time.perf_counter() - start)
     return Timing(tuple(runs))
+
+
+def peak_memory(fn):
+    """``(fn(), peak bytes allocated while it ran)`` (``tracemalloc``: its inputs not counted)."""
+    tracemalloc.start()
+    try:
+        result = fn()
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def mib(nbytes):
+    """A byte count in MiB, one decimal."""
+    return f"{nbytes / 2**20:.1f} MiB"
 
 
 def all_threads():

@@ -19,7 +19,6 @@ sets the number of timed runs, 5 by default).
 """
 
 import sys
-import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -30,7 +29,16 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import StandardScaler
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _bench import fmt_ratio, limit_threads, measure, progress, table, thread_settings, version
+from _bench import (
+    fmt_ratio,
+    limit_threads,
+    measure,
+    peak_memory,
+    progress,
+    table,
+    thread_settings,
+    version,
+)
 
 from statmechlearn.cluster import DeterministicAnnealing, gibbs_fixed_point
 from statmechlearn.cluster._gibbs import _pass
@@ -190,19 +198,11 @@ def _fit_rows(threads):
     return rows, verdicts
 
 
-def _peak(fit):
-    tracemalloc.start()
-    fit()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak
-
-
 def _memory_row():
     X, _ = _blobs(N_FIT)
     progress("peak memory")
-    da = _peak(lambda: DeterministicAnnealing(K, random_state=0).fit(X))
-    km = _peak(lambda: KMeans(K, n_init=10, random_state=0).fit(X))
+    da = peak_memory(lambda: DeterministicAnnealing(K, random_state=0).fit(X))[1]
+    km = peak_memory(lambda: KMeans(K, n_init=10, random_state=0).fit(X))[1]
     nk = 8 * N_FIT * K
     return (
         da,

@@ -15,7 +15,6 @@ allocated during the fit (``tracemalloc``; ``D`` itself, the input, not counted)
 
 import math
 import sys
-import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -25,7 +24,17 @@ from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _bench import fmt_ratio, limit_threads, measure, progress, table, thread_settings, version
+from _bench import (
+    fmt_ratio,
+    limit_threads,
+    measure,
+    mib,
+    peak_memory,
+    progress,
+    table,
+    thread_settings,
+    version,
+)
 
 from statmechlearn._core.thin_product import thin_product
 from statmechlearn._core.threads import one_blas_thread
@@ -70,19 +79,6 @@ def _account(D, n_products, t_fit, threads):
     return (threads, t_thin, t_blas, t_read, n_products, f"{100 * share:.0f}%")
 
 
-def _peak(fn):
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
-def _mib(nbytes):
-    return f"{nbytes / 2**20:.1f} MiB"
-
-
 def main():
     sk = version("scikit-learn")
     rows, quality, ratios, account = [], [], {}, []
@@ -92,7 +88,8 @@ def main():
         peer = _spectral(D)
         ari_ours = adjusted_rand_score(y, ours.labels_)
         ari_peer = adjusted_rand_score(y, peer.labels_)
-        mem_ours, mem_peer = _peak(lambda D=D: _ours(D)), _peak(lambda D=D: _spectral(D))
+        mem_ours = peak_memory(lambda D=D: _ours(D))[1]
+        mem_peer = peak_memory(lambda D=D: _spectral(D))[1]
         quality.append(
             (
                 n,
@@ -100,8 +97,8 @@ def main():
                 f"{ari_peer:.3f}",
                 ours.n_products_,
                 len(ours.path_.temperature),
-                f"{_mib(mem_ours)} ({mem_ours / D.nbytes:.2f} n²)",
-                f"{_mib(mem_peer)} ({mem_peer / D.nbytes:.2f} n²)",
+                f"{mib(mem_ours)} ({mem_ours / D.nbytes:.2f} n²)",
+                f"{mib(mem_peer)} ({mem_peer / D.nbytes:.2f} n²)",
             )
         )
         for t in thread_settings():

@@ -21,7 +21,6 @@ runs once, on all threads, in a child process stopped after ``PEER_LIMIT`` secon
 import multiprocessing
 import sys
 import time
-import tracemalloc
 import warnings
 from pathlib import Path
 
@@ -37,6 +36,8 @@ from _bench import (
     fmt_ratio,
     limit_threads,
     measure,
+    mib,
+    peak_memory,
     progress,
     table,
     thread_settings,
@@ -76,19 +77,6 @@ def _dense_ari(X, y, k):
     return f"{adjusted_rand_score(y, labels):.3f}"
 
 
-def _peak(fn):
-    tracemalloc.start()
-    try:
-        result = fn()
-        return result, tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
-def _mib(nbytes):
-    return f"{nbytes / 2**20:.1f} MiB"
-
-
 def _peer_in_child(name, n, queue):  # pragma: no cover - runs in a child process
     _, G, y = _data(name, n)
     start = time.perf_counter()
@@ -114,8 +102,8 @@ def _peer_limited(name, n):
 def _compare(name, k, n, rows, quality):
     """Time, quality and memory of ours and the peer on one data set at one size."""
     X, G, y = _data(name, n)
-    ours, mem_ours = _peak(lambda: _ours(G, k))
-    peer, mem_peer = _peak(lambda: _spectral(G, k))
+    ours, mem_ours = peak_memory(lambda: _ours(G, k))
+    peer, mem_peer = peak_memory(lambda: _spectral(G, k))
     quality.append(
         (
             name,
@@ -125,9 +113,9 @@ def _compare(name, k, n, rows, quality):
             _dense_ari(X, y, k) if n <= 2000 else "—",
             ours.embedding_.shape[1],
             ours.n_products_,
-            _mib(mem_ours),
-            _mib(mem_peer),
-            _mib(8 * n * n),
+            mib(mem_ours),
+            mib(mem_peer),
+            mib(8 * n * n),
         )
     )
     # n = 2000: the usual repeats; n = 20 000: one timed fit (the kernels are warm)
@@ -151,14 +139,14 @@ def _large(name, k):
             start = time.perf_counter()
             ours = _ours(G, k)
             times.append(f"{_fmt(time.perf_counter() - start)} ({t} thread(s))")
-    _, mem = _peak(lambda: _ours(G, k))
+    _, mem = peak_memory(lambda: _ours(G, k))
     progress(f"pairwise graph: {name}, n={LARGE}: spectral (child process)")
     peer = _peer_limited(name, LARGE)
     row = (
         name,
         ", ".join(times),
         f"{adjusted_rand_score(y, ours.labels_):.3f}",
-        f"{_mib(mem)} ({mem / (8 * LARGE * LARGE):.2%} of a dense D)",
+        f"{mib(mem)} ({mem / (8 * LARGE * LARGE):.2%} of a dense D)",
         f"not finished in {PEER_LIMIT:g} s (stopped)"
         if peer is None
         else f"{_fmt(peer[0])}, ARI {peer[1]:.3f}",
@@ -226,7 +214,7 @@ def main():
     dense = 8 * LARGE * LARGE
     out.append(
         f"Target: a sparse path that clusters n = {LARGE:,} in memory ≪ n²: "
-        f"**{'met' if worst < 0.01 * dense else 'not met'}** (at most {_mib(worst)}, "
+        f"**{'met' if worst < 0.01 * dense else 'not met'}** (at most {mib(worst)}, "
         f"{worst / dense:.2%} of a dense `D`)."
     )
     print("\n\n".join(out))

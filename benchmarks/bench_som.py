@@ -128,7 +128,7 @@ def _account(X):
     sparse_statistics = kernel._sparse_statistics
 
     def counting(*args):
-        taken.append(True)
+        taken.append(args)
         return sparse_statistics(*args)
 
     with limit_threads(1):
@@ -150,7 +150,7 @@ def _account(X):
         )
         dense = measure(lambda: uniform.T @ Xc, repeat=50)
         sparse = measure(lambda: sparse_statistics(final, Xc, S), repeat=50)
-    n_sparse = int(sum(taken))
+    n_sparse = len(taken)
     parts = (
         som.n_iter_ * (logits.median + gibbs.median)
         + (som.n_iter_ - n_sparse) * dense.median
