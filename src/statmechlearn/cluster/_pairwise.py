@@ -462,8 +462,8 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     >>> points = np.r_[np.linspace(0, 1, 10), np.linspace(3, 4, 10)][:, None]
     >>> graph = kneighbors_graph(points, 10, mode="distance")
     >>> labels = PairwiseClustering(2, random_state=0).fit(graph).labels_
-    >>> len(set(labels[:10])), len(set(labels[10:])), labels[0] != labels[-1]
-    (1, 1, np.True_)
+    >>> len(set(labels[:10])), len(set(labels[10:])), bool(labels[0] != labels[-1])
+    (1, 1, True)
     """
 
     _parameter_constraints: ClassVar[dict] = {
