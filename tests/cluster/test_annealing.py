@@ -326,18 +326,21 @@ def test_bad_input(params, X, match):
 
 
 def test_constant_data_and_too_few_points_warn():
-    with pytest.warns(UserWarning, match="constant"):
+    with pytest.warns(UserWarning, match="constant") as record:
         da = DeterministicAnnealing(3).fit(np.ones((10, 2)))
     assert da.cluster_centers_.shape == (1, 2)
     X = np.repeat(np.array([[0.0, 0.0], [1.0, 1.0]]), 5, axis=0)
-    with pytest.warns(UserWarning, match="2 distinct code vectors instead of n_clusters=3"):
+    with pytest.warns(UserWarning, match="2 distinct code vectors instead of n_clusters=3") as more:
         DeterministicAnnealing(3).fit(X)
+    # each warning names the caller's line, not one inside the library or scikit-learn
+    assert {w.filename for w in [*record, *more]} == {__file__}
 
 
 def test_non_convergence_warns_with_diagnostics():
     X, _ = make_blobs(200, centers=3, random_state=7)
-    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+    with pytest.warns(ConvergenceWarning, match="max_iter=1") as record:
         DeterministicAnnealing(3, max_iter=1, tol=0.0).fit(X)
+    assert {w.filename for w in record} == {__file__}
 
 
 @pytest.mark.parametrize(

@@ -20,13 +20,13 @@ point outside its domain.
 """
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from statmechlearn._core.exceptions import ConvergenceError, ConvergenceWarning
 from statmechlearn._core.validation import check_array_finite, check_int, check_real
+from statmechlearn._core.warn import warn
 
 __all__ = [
     "ContinuationResult",
@@ -637,11 +637,10 @@ def continuation(
             reason = "stop"
             break
     else:
-        warnings.warn(
+        warn(
             f"continuation stopped after max_steps={max_steps} attempts at p={u[-1]:.4g} "
             "before the branch ended; increase max_steps",
             ConvergenceWarning,
-            stacklevel=2,
         )
     points, tangents = np.array(points), np.array(tangents)
     turning = np.nonzero(np.sign(tangents[1:, -1]) != np.sign(tangents[:-1, -1]))[0]

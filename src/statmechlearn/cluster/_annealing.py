@@ -1,6 +1,5 @@
 """Deterministic annealing for squared-Euclidean clustering (Rose; Buhmann)."""
 
-import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -20,6 +19,7 @@ from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.threads import one_blas_thread
 from statmechlearn._core.validation import RANDOM_STATE, validate_named
+from statmechlearn._core.warn import warn
 from statmechlearn.cluster._annealing_moves import (
     coincident,
     coincident_groups,
@@ -319,13 +319,12 @@ class DeterministicAnnealing(
         self.labels_, self.inertia_ = self._labels(X, centers, log_w)
         if self._stalled:
             T, shift = self._stalled[0]
-            warnings.warn(
+            warn(
                 f"the fixed point did not converge within max_iter={self.max_iter} at "
                 f"{len(self._stalled)} temperature(s) (first at T={T:.4g}, last relative "
                 f"change {shift / self._variance:.2e} > tol={self.tol}); increase "
                 "max_iter or cool more slowly",
                 ConvergenceWarning,
-                stacklevel=4,
             )
         del self._x_sq, self._stalled
 
@@ -416,12 +415,11 @@ class DeterministicAnnealing(
         mean = np.zeros(X.shape[1])
         if Tc <= 0.0:
             if K_max > 1:
-                warnings.warn(
+                warn(
                     "X is constant (no critical temperature): "
                     f"{'one code vector' if self.mass_constrained else 'every code vector'} "
                     f"at the mean instead of n_clusters={K_max} distinct ones",
                     UserWarning,
-                    stacklevel=3,
                 )
             if self.mass_constrained:
                 centers, log_w = mean[None, :].copy(), np.zeros(1)
@@ -512,13 +510,12 @@ class DeterministicAnnealing(
         self.n_iter_ += n_it
         centers, log_w = centers[0], log_w[0]
         if self.path_.n_clusters[-1] < K_max:
-            warnings.warn(
+            warn(
                 f"reached min_temperature={T_floor:.4g} with {self.path_.n_clusters[-1]} "
                 f"distinct code vectors instead of n_clusters={K_max} (too few distinct "
                 "points, or clusters below the floor's resolution); lower "
                 "min_temperature or n_clusters",
                 UserWarning,
-                stacklevel=3,
             )
         return centers, log_w
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from statmechlearn._core.warn import warn
 from statmechlearn.cluster._schedule import run_schedule
 
 __all__ = [
@@ -439,20 +440,11 @@ def run_annealing(
     path : AssignmentPath
     """
     P, path = anneal(fn, objective, n_samples, n_clusters, temperatures, rng=rng, **kwargs)
-    # one frame deeper than an estimator's own call
-    warn_annealing(
-        name,
-        P,
-        path,
-        n_clusters,
-        kwargs.get("max_iter", 500),
-        warn_fewer=warn_fewer,
-        stacklevel=4,
-    )
+    warn_annealing(name, P, path, n_clusters, kwargs.get("max_iter", 500), warn_fewer=warn_fewer)
     return P, path
 
 
-def warn_annealing(name, P, path, n_clusters, max_iter, *, warn_fewer=True, stacklevel=3):
+def warn_annealing(name, P, path, n_clusters, max_iter, *, warn_fewer=True):
     """The warnings an annealer owes its user about the end of its path.
 
     Parameters
@@ -468,30 +460,28 @@ def warn_annealing(name, P, path, n_clusters, max_iter, *, warn_fewer=True, stac
         Iterations allowed per fixed point.
     warn_fewer : bool, default=True
         Warn when fewer than ``n_clusters`` clusters separated.
-    stacklevel : int, default=3
-        Of the warnings; 3 points at the caller of an estimator's ``fit``
-        that calls this function.
-    """
-    import warnings
 
+    Notes
+    -----
+    The warnings name the first line outside the library (:func:`~statmechlearn._core.warn.warn`),
+    whichever estimator method called this function.
+    """
     from statmechlearn._core.exceptions import ConvergenceWarning
 
     if warn_fewer and P.shape[1] < n_clusters:
-        warnings.warn(
+        warn(
             f"{name}: only {P.shape[1]} of n_clusters={n_clusters} clusters separated by the "
             f"last temperature T={path.temperature[-1]:g}: min_temperature is above the next "
             "split, or the cost does not reward more clusters",
             ConvergenceWarning,
-            stacklevel=stacklevel,
         )
     # Near a critical temperature the iteration slows down (its rate tends to one), and an
     # annealing path may lag there without harm; only the returned solution must be a fixed
     # point. Per-temperature convergence is in path.converged.
     if not path.converged[-1]:
-        warnings.warn(
+        warn(
             f"{name}: the fixed point at the last temperature T={path.temperature[-1]:g} was not "
             f"reached in max_iter={max_iter} iterations; raise max_iter "
             "(or damping for mean-field costs)",
             ConvergenceWarning,
-            stacklevel=stacklevel,
         )

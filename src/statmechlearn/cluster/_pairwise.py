@@ -16,7 +16,6 @@
 """
 
 import numbers
-import warnings
 from typing import ClassVar
 
 import numpy as np
@@ -44,6 +43,7 @@ from statmechlearn._core.validation import (
     check_magnitude,
     validate_named,
 )
+from statmechlearn._core.warn import warn
 from statmechlearn.cluster._maxent import gibbs_assignments, warn_annealing
 from statmechlearn.cluster._pairwise_anneal import (
     ProductCounter,
@@ -117,10 +117,9 @@ def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8, copy=True):
         largest = float(np.abs(np.diag(D)).max())
         raise ValueError(f"{name} must have a zero diagonal, largest |D_ii| {largest:g}")
     if asym > symmetry_tol * max(scale, 1.0):
-        warnings.warn(
+        warn(
             f"{name} is not symmetric (max |D_ij - D_ji| = {asym:g}); using (D + D.T) / 2",
             UserWarning,
-            stacklevel=3,
         )
     if asym == 0.0 and not copy:
         return D

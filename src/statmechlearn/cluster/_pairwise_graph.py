@@ -18,8 +18,6 @@ Euclidean embedding holds). Each product ``D @ Z`` of the annealing is then
 numerical checks are in ``docs/derivations/pairwise_graph.md``.
 """
 
-import warnings
-
 import numba
 import numpy as np
 import scipy.sparse as sp
@@ -28,6 +26,7 @@ from scipy.sparse.csgraph import connected_components, dijkstra
 
 from statmechlearn._core.thin_product import thin_product
 from statmechlearn._core.validation import check_magnitude
+from statmechlearn._core.warn import warn
 
 __all__ = [
     "EmbeddedProduct",
@@ -106,11 +105,10 @@ def check_dissimilarity_graph(X, name="X", *, symmetry_tol=1e-8):
     twice = count == 2
     asym = float(np.max(np.abs(total[twice] - 2.0 * direct[twice]))) if twice.any() else 0.0
     if asym > symmetry_tol * max(scale, 1.0):
-        warnings.warn(
+        warn(
             f"{name} is not symmetric (max |X_ij - X_ji| = {asym:g} over pairs stored both "
             "ways); using their mean",
             UserWarning,
-            stacklevel=3,
         )
     G = sp.csr_matrix((total / count, (pairs // n, pairs % n)), shape=(n, n))
     # an explicitly stored zero is an edge of length 0: csr keeps it, and so does dijkstra
@@ -263,11 +261,10 @@ class GraphCompletion:
         if not finite.all():
             distances[~finite] = self.far_
             self.n_connected_components_ = int(connected_components(G, directed=False)[0])
-            warnings.warn(
+            warn(
                 f"the graph has {self.n_connected_components_} connected components; pairs "
                 f"in different components are given the largest path length, {self.far_:g}",
                 UserWarning,
-                stacklevel=4,
             )
         self.landmarks_ = np.asarray(landmarks, dtype=np.intp)
         self.distances_ = distances

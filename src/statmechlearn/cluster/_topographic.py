@@ -48,6 +48,7 @@ from statmechlearn._core.validation import (
     check_real,
     validate_named,
 )
+from statmechlearn._core.warn import warn
 from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._kohonen import _grid_coordinates, _som_errors
 from statmechlearn.cluster._maxent import AssignmentPath, gibbs_assignments
@@ -382,15 +383,12 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
             )
         converged = state["converged"]
         if not converged:
-            import warnings
-
             from statmechlearn._core.exceptions import ConvergenceWarning
 
-            warnings.warn(
+            warn(
                 f"TopologicalVQ: the fixed point at the last temperature T={temps[-1]:g} was "
                 f"not reached in max_iter={self.max_iter} iterations",
                 ConvergenceWarning,
-                stacklevel=2,
             )
         Y = centres(state["S"], m, Tm)
         Z, q = smoothed_codebook(Y, Tm)

@@ -11,11 +11,10 @@ traces and name the estimator. ArviZ's statistics are imported when a
 diagnostic is computed, not when :mod:`statmechlearn.inference` is imported.
 """
 
-import warnings
-
 import numpy as np
 
 from statmechlearn._core.validation import check_array_finite, check_choice, check_real
+from statmechlearn._core.warn import warn
 
 __all__ = ["effective_sample_size", "integrated_autocorrelation_time", "r_hat"]
 
@@ -71,12 +70,11 @@ def _deprecated_c(c):
     if isinstance(c, str) and c == "deprecated":
         return
     check_real(c, "c", minimum=0.0, include_min=False)
-    warnings.warn(
+    warn(
         "c (Sokal's window constant) is unused since statmechlearn 0.2 and will be removed "
         "in 0.4: the sum of autocorrelations is now truncated by Geyer's initial monotone "
         "sequence (ArviZ), which needs no window; stop passing c",
         FutureWarning,
-        stacklevel=3,
     )
 
 

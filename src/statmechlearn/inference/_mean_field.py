@@ -19,7 +19,6 @@ Costs plug in by giving their mean fields: ``mean_fields(Q, sites)``,
 (:class:`~statmechlearn.inference.PairwiseMRFCost` has them in closed form).
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +32,7 @@ from statmechlearn._core.validation import (
     check_int,
     check_real,
 )
+from statmechlearn._core.warn import warn as warn_caller
 from statmechlearn.inference._costs import check_labels
 
 __all__ = [
@@ -215,12 +215,11 @@ def mean_field(
             converged = True
             break
     if not converged and warn:
-        warnings.warn(
+        warn_caller(
             f"mean field did not converge at T={T:.4g} in max_iter={max_iter} sweeps "
             f"(last max |dQ| = {change:.3g} > tol={tol:.3g}; bound B = {trace[-1]:.6g}); "
             "use update='asynchronous', more damping or a larger max_iter",
             ConvergenceWarning,
-            stacklevel=2,
         )
     return MeanFieldResult(
         Q=Q,

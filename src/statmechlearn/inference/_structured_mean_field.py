@@ -29,7 +29,6 @@ at least as tight; a single block that covers a tree-shaped coupling graph
 is the exact Gibbs distribution (``B = F``).
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numba
@@ -41,6 +40,7 @@ from scipy.special import xlogy
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import check_int, check_real
+from statmechlearn._core.warn import warn as warn_caller
 from statmechlearn.inference._costs import PairwiseMRFCost
 from statmechlearn.inference._mean_field import _check_q
 
@@ -469,12 +469,11 @@ def structured_mean_field(
             converged = True
             break
     if not converged and warn:
-        warnings.warn(
+        warn_caller(
             f"structured mean field did not converge at T={T:.4g} in max_iter={max_iter} "
             f"sweeps (last max |dQ| = {change:.3g} > tol={tol:.3g}; bound B = {trace[-1]:.6g}); "
             "use a larger max_iter",
             ConvergenceWarning,
-            stacklevel=2,
         )
     edges = np.column_stack([np.flatnonzero(child), parent[child]]).astype(np.int64)
     return StructuredMeanFieldResult(

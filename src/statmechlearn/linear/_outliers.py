@@ -10,7 +10,6 @@ classify by the sign of ``(x - centre) . m``, and ``predict_proba`` is the
 class posterior of that mixture at the estimated parameters.
 """
 
-import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -23,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.validation import check_magnitude, validate_named
+from statmechlearn._core.warn import warn
 from statmechlearn.linear._selection_em import (
     hard_selection_em,
     hebb_vector,
@@ -425,12 +425,11 @@ class OutlierRobustClassifier(_LinearTwoClass):
             result = hard_selection_em(Xb, Sb, gamma=g0, eta=e0, V0=V0, max_iter=max_iter)
         if not bool(result.converged[0]):
             what = "relative change of J" if selection == "soft" else "examples whose V flipped"
-            warnings.warn(
+            warn(
                 f"{type(self).__name__}({selection!r}) did not converge in max_iter={max_iter} "
                 f"EM iterations ({what} in the last one: {result.residual[0]:.3g}, tol={tol:g}); "
                 "increase max_iter, or fix gamma and eta instead of estimating them",
                 ConvergenceWarning,
-                stacklevel=3,  # through the _fit_context wrapper
             )
         _set_linear(self, result.J[0], centre, classes)
         self.informative_proba_ = result.V[0].copy()

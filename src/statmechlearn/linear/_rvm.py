@@ -13,7 +13,6 @@ size of the retained set. This makes it suited to ``n_features >> n_samples``
 Table 1.
 """
 
-import warnings
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -27,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.validation import check_magnitude, validate_named
+from statmechlearn._core.warn import warn
 
 __all__ = ["RVMClassifier"]
 
@@ -393,20 +393,18 @@ class RVMClassifier(ClassifierMixin, BaseEstimator):
         n_iter, converged = self._sequential(model, scores)
         del self._rate, self._last  # step-size state of _sequential
         if model.n_newton_failures:
-            warnings.warn(
+            warn(
                 f"RVMClassifier: the Newton iterations for the posterior mode did not "
                 f"converge in {_NEWTON_MAX_ITER} steps ({model.n_newton_failures} times); "
                 "the data may be badly scaled.",
                 ConvergenceWarning,
-                stacklevel=3,  # through the _fit_context wrapper
             )
         if not converged:
-            warnings.warn(
+            warn(
                 f"RVMClassifier did not converge in max_iter={self.max_iter} hyperparameter "
                 f"updates (tol={self.tol:g} on log alpha, {model.active.size} features "
                 "retained). Increase max_iter or tol.",
                 ConvergenceWarning,
-                stacklevel=3,  # through the _fit_context wrapper
             )
 
         order = np.argsort(model.active, kind="stable")

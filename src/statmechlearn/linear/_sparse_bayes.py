@@ -8,7 +8,6 @@ anyway, so :class:`SparseBayesClassifierCV` chooses ``C`` and ``kappa`` on a
 grid without refitting on subsets.
 """
 
-import warnings
 from contextlib import nullcontext
 from numbers import Integral, Real
 from typing import ClassVar
@@ -27,6 +26,7 @@ from statmechlearn._core.validation import (
     check_real,
     validate_named,
 )
+from statmechlearn._core.warn import warn
 from statmechlearn.linear._outliers import _binary_targets
 from statmechlearn.linear._sparse_bayes_adaptive import (
     adaptive_amp,
@@ -349,7 +349,7 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
             result = _run(Xp, s, F, float(self.C), float(self.kappa), self._solver_params())
         self._store(result)
         if not self.converged_:
-            warnings.warn(self._warning_text(), ConvergenceWarning, stacklevel=3)
+            warn(self._warning_text(), ConvergenceWarning)
         return self
 
     def _solver_params(self, patience=None):
@@ -676,11 +676,10 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         self.best_C_, self.best_kappa_ = points[self.best_index_]
         self.n_iter_ = self.best_estimator_.n_iter_
         if not self.cv_results_["converged"][self.best_index_]:
-            warnings.warn(
+            warn(
                 f"SparseBayesClassifierCV: the chosen fit (C={self.best_C_:g}, "
                 f"kappa={self.best_kappa_:g}) did not converge; its LOO error may be unreliable",
                 ConvergenceWarning,
-                stacklevel=3,  # through the _fit_context wrapper
             )
         return self
 

@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.validation import RANDOM_STATE
+from statmechlearn._core.warn import warn
 
 __all__ = [
     "COMMON_CONSTRAINTS",
@@ -252,11 +253,10 @@ def run_epochs(est, n_samples, epoch, params, shuffle, rng, scale):
 
 def _warn_not_converged(est, max_iter, shift):
     """Issue the ConvergenceWarning of an estimator that used all its epochs."""
-    warnings.warn(
+    warn(
         f"{type(est).__name__} did not converge in max_iter={max_iter} epochs: the "
         f"largest prototype displacement in the last epoch was {shift:.3g} (relative to "
         f"the data's scale), above tol={est.tol:g}. Increase max_iter or tol, or lower "
         "learning_rate: on-line updates keep moving by about learning_rate per epoch.",
         ConvergenceWarning,
-        stacklevel=5,  # through run_epochs, fit and its _fit_context wrapper
     )

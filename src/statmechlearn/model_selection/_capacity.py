@@ -23,7 +23,6 @@ channel ``p(xhat|x)`` per multiplier, this one an input distribution).
 """
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +31,7 @@ from scipy.special import rel_entr
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.information import _unit
 from statmechlearn._core.validation import check_int, check_real
+from statmechlearn._core.warn import warn
 
 __all__ = ["ChannelCapacity", "channel_capacity"]
 
@@ -173,12 +173,11 @@ def channel_capacity(channel, *, base="bits", max_iter=100_000, tol=1e-12):
     rate = float(r @ D)
     upper = min(upper, float(D.max()))
     if not converged:
-        warnings.warn(
+        warn(
             f"channel_capacity: the Blahut–Arimoto bracket is {(upper - rate) / unit:.3g} "
             f"{base} wide after max_iter={max_iter} steps (tol={tol:g}); "
             "the capacity returned is a lower bound",
             ConvergenceWarning,
-            stacklevel=2,
         )
     # I(r_next) >= I_L(r) holds exactly; rounding can leave it a few ulps above upper
     gap = max(upper - rate, 0.0) / unit

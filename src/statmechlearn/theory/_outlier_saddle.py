@@ -9,7 +9,6 @@ is the public face.
 import functools
 import itertools
 import math
-import warnings
 
 import numpy as np
 from scipy.optimize import brentq
@@ -18,6 +17,7 @@ from scipy.special import expit, log_expit
 from statmechlearn._core.exceptions import ConvergenceError, ConvergenceWarning
 from statmechlearn._core.saddle import continuation, newton
 from statmechlearn._core.validation import check_real
+from statmechlearn._core.warn import warn
 from statmechlearn.theory._outlier_kernels import soft_averages, soft_replicon
 from statmechlearn.theory._outlier_states import (
     _ETA_HEBB,
@@ -250,11 +250,10 @@ def _solve_on_segment(problem, points, segment, eta):
     )
     res = newton(lambda y: problem.residual(np.append(y, eta)), guess, raise_on_failure=False)
     if not res.converged:
-        warnings.warn(
+        warn(
             f"saddle point at eta={eta:.6g} did not converge (residual {res.residual:.1e}); "
             "reported from the continuation's interpolation",
             ConvergenceWarning,
-            stacklevel=4,
         )
     return np.append(res.x, eta)
 

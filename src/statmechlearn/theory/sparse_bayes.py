@@ -44,7 +44,6 @@ which import them from here.
 
 import math
 import numbers
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +51,7 @@ import numpy as np
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.saddle import damped_fixed_point
 from statmechlearn._core.validation import check_array_finite, check_int, check_real
+from statmechlearn._core.warn import warn
 from statmechlearn.theory._channels import SmoothedStepActivation
 from statmechlearn.theory._spike_slab import belief_moments, match_pruning
 
@@ -466,11 +466,10 @@ def replica(alpha, C, *, C_t, kappa, width=0.0, tol=1e-12, max_iter=20000):
         )
         R, Q, r_hat, q_hat, A, lam = (float(v) for v in step.row(res.x))
         if not res.converged:
-            warnings.warn(
+            warn(
                 f"replica: state evolution from R=Q={start:g} not converged in {max_iter} "
                 f"iterations at alpha={alpha:g}, C={C:g} (R={R:.6g}, Q={Q:.6g})",
                 ConvergenceWarning,
-                stacklevel=2,
             )
         phi = _free_entropy(R, Q, r_hat, q_hat, A - q_hat, lam, alpha, C, C_t, kappa, width)
         found.append((phi, R, Q, r_hat, q_hat, A, lam, res.n_iter))
