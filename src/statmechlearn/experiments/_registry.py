@@ -18,9 +18,9 @@ import importlib.metadata
 import importlib.util
 import pkgutil
 import sys
-import warnings
 from pathlib import Path
 
+from statmechlearn._core.warn import warn
 from statmechlearn.experiments._fingerprint import follow_functions_in
 from statmechlearn.experiments._references import PaperSection
 from statmechlearn.experiments._spec import FigureSpec
@@ -179,11 +179,10 @@ def _load():
         except Exception as exc:
             if own:
                 raise
-            warnings.warn(
+            warn(
                 f"experiment entry point {point.name!r} = {point.value!r} cannot be loaded "
                 f"({type(exc).__name__}: {exc}); its experiments are left out",
                 RuntimeWarning,
-                stacklevel=3,
             )
             continue
         for each in modules:

@@ -19,12 +19,12 @@ import hashlib
 import json
 import os
 import tempfile
-import warnings
 from pathlib import Path
 
 import numpy as np
 import xarray as xr
 
+from statmechlearn._core.warn import warn
 from statmechlearn.experiments._fingerprint import cell_code, library_versions, peer_versions
 
 __all__ = [
@@ -236,10 +236,9 @@ class ResultStore:
             return ds
         damaged = path.with_suffix(path.suffix + ".damaged")
         os.replace(path, damaged)
-        warnings.warn(
+        warn(
             f"stored result {path.name} {problem}; moved to {damaged.name}, recomputing",
             RuntimeWarning,
-            stacklevel=3,
         )
         return None
 
