@@ -99,17 +99,26 @@ def test_soft_at_eigenvalue_changes_sign_before_b_reaches_4():
     assert b_edge < 4.0
 
 
-def test_soft_replicon_matches_hessian_of_em_minimum():
-    """(1/N) tr H^-2 / ((1/N) tr H^-1)^2 = 1 / lambda_AT at the soft MAP (N = 300)."""
-    alpha, eta, N = 5.0, 1.5, 300
+def test_soft_replicon_matches_hessian_of_em_minimum(seed=11):
+    """(1/N) tr H^-2 / ((1/N) tr H^-1)^2 = 1 / lambda_AT at the soft MAP (N = 300).
+
+    The theory gives the typical sample, so the test takes the median over 8 samples.
+    Measured over 3000 samples at N = 300: the trace is z (1 + 0.003) with a spread of
+    4.4 % per sample, and the ratio is 1 / lambda (1 + 0.0014) with a spread of 0.87 %.
+    The spread's tail is long: the largest trace was 1.16 z, and a CI run drew a pair whose
+    mean was 1.17 z. The median of 8 has a spread of 1.8 % on the trace and 0.35 % on the
+    ratio over 375 groups (largest deviations 5.3 % and 1.2 %). The tolerances below are
+    5 of those spreads plus the bias.
+    """
+    alpha, eta, N, n_samples = 5.0, 1.5, 300, 8
     res = th.soft_selection(alpha, eta, gamma=G)
     lam, z = res.at_eigenvalue[0], res.z[0]
     model = OutlierMixture(N, eta, G)
-    X, S, _ = model.sample(round(alpha * N), np.random.default_rng(), batch_shape=(2,))
+    X, S, _ = model.sample(round(alpha * N), np.random.default_rng(seed), batch_shape=(n_samples,))
     S = S.astype(float)
     em = soft_selection_em(X, S, gamma=G, eta=eta, max_iter=3000)
     ratios, traces = [], []
-    for r in range(2):
+    for r in range(n_samples):
         J, Xs = em.J[r], X[r] * S[r][:, None]
         Q = J @ J / N
         s = expit(G * (Xs @ J) / math.sqrt(N) - G * Q / 2.0 - eta)
@@ -119,10 +128,9 @@ def test_soft_replicon_matches_hessian_of_em_minimum():
         t1, t2 = np.mean(1.0 / ev), np.mean(1.0 / ev**2)
         traces.append(t1)
         ratios.append(t2 / t1**2)
-    # sample-to-sample spread (12 samples): 4% on the trace, 0.75% on the ratio (5 sigma below)
-    assert np.mean(traces) == pytest.approx(z, rel=0.15)
-    assert np.mean(ratios) == pytest.approx(1.0 / lam, rel=0.027)
-    assert np.mean(ratios) > 1.02  # resolves 1/lambda - 1 = 0.052 from 0
+    assert np.median(traces) == pytest.approx(z, rel=0.10)
+    assert np.median(ratios) == pytest.approx(1.0 / lam, rel=0.02)
+    assert np.median(ratios) > 1.02  # resolves 1/lambda - 1 = 0.052 from 0 (9 spreads)
 
 
 @pytest.mark.parametrize(
