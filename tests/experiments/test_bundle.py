@@ -1,5 +1,6 @@
 import dataclasses
 import json
+import re
 
 import pytest
 
@@ -90,6 +91,39 @@ def test_page_shows_every_check_with_its_verdict_and_escapes_markdown(published)
     assert f"figures/{bundle['experiments'][0]['figure_file']}" in page
     assert "result key matches the current code" in page
     assert "## Not run at this scale" in page and "lvq-fig2-idle" in page
+
+
+def _markdown_tables(page):
+    """Each pipe table of a page as (header cells, rows of cells); escaped pipes stay in a cell."""
+    tables, rows = [], []
+    for line in [*page.splitlines(), ""]:
+        if line.startswith("| "):
+            cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+            rows.append(cells)
+        elif rows:
+            tables.append((rows[0], [r for r in rows[2:]]))
+            rows = []
+    return tables
+
+
+def test_every_table_cell_sits_under_its_header(published):
+    bundle = published[1]
+    page = bundle_page(bundle, bundle_status(bundle), sections=lambda k: ("LVQ", 1))
+    checks = bundle["experiments"][0]["checks"]
+    (limits_header, limits_rows), (checks_header, checks_rows) = _markdown_tables(page)
+    assert limits_header[:2] == ["experiment", "check"] and checks_header[0] == "check"
+    # the limits table lists the one check marked as a thermodynamic limit, the other every check
+    for header, rows, expected in (
+        (limits_header, limits_rows, [checks[1]]),
+        (checks_header, checks_rows, checks),
+    ):
+        assert len(rows) == len(expected)
+        for row, check in zip(rows, expected, strict=True):
+            cell = dict(zip(header, row, strict=True))
+            assert cell["check"].replace("\\|", "|") == check["quantity"]
+            assert cell["kind"] == check["kind"]
+            assert cell["observed"].split(" ± ")[0] == f"{check['observed']:.4g}"
+            assert cell["verdict"] == check["verdict"]
 
 
 def test_write_bundle_replaces_the_figures_of_an_earlier_bundle(published, tmp_path):

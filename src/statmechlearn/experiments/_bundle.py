@@ -320,8 +320,8 @@ def bundle_page(bundle, status, figures="figures", sections=None):
         lines += [
             "## Thermodynamic limits",
             "",
-            "| experiment | check | observed | expected | z | verdict |",
-            "| --- | --- | --- | --- | --- | --- |",
+            "| experiment | check | kind | observed | expected | z | verdict |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
         ]
         for e, row in ((e, _checks_table([c])[-1]) for e, c in limits):
             lines.append(f"| {_md(e['name'])} {row}")
