@@ -15,6 +15,7 @@ from typing import ClassVar
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.model_selection import LeaveOneOut, check_cv
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -505,14 +506,62 @@ def _fit_point(base, fitted, Xp, s, F, C, kappa, params):
     return est._store(_run(Xp, s, F, C, kappa, params))
 
 
+def _fit_fold(kind, X, s, train, test, points, params):
+    """Refit every grid point on ``train`` (the preprocessing too) and score ``test``.
+
+    The same fit as :meth:`SparseBayesClassifier.fit` without its input validation,
+    which would otherwise cost more than the message passing at the colon data's size
+    (42 x 61: about 3 ms of a 6 ms refit). Returns, per grid point, the wrong held-out
+    predictions, their summed negative log predictive probability and whether the
+    refit converged.
+    """
+    if np.unique(s[train]).size < 2:
+        raise ValueError(
+            "cv: a training fold holds examples of one class only; use fewer folds or a "
+            "stratified splitter"
+        )
+    preprocessor = _Preprocessor(kind, X[train])
+    Xp = preprocessor.transform(X[train])
+    Xq = preprocessor.transform(X[test])
+    F = pattern_matrix(Xp, s[train]) if params["damping"] == "auto" else None
+    rows = []
+    with blas_threads_for(F) if F is not None else nullcontext():
+        for C, kappa in points:
+            out, activation = _run(Xp, s[train], F, C, kappa, params)
+            p1 = np.asarray(
+                activation.probability(Xq @ out["m"] / np.sqrt(Xq.shape[1]), out["variance"])
+            )
+            # the label predicted as SparseBayesClassifier.predict does: +1 where p1 > 1/2
+            wrong = np.sum((p1 > 0.5) != (s[test] > 0))
+            own = np.where(s[test] > 0, p1, 1.0 - p1)
+            loss = -np.sum(np.log(np.clip(own, 1e-300, None)))
+            rows.append((float(wrong), float(loss), bool(out["converged"])))
+    return rows
+
+
 class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
     """Sparse Bayesian classifier with ``C`` and ``kappa`` chosen by leave-one-out error.
 
     Fits :class:`SparseBayesClassifier` at every ``(C, kappa)`` of the grid on
-    all the training data and keeps the one of least leave-one-out error
-    eq. (56) (Uda & Kabashima §5); the LOO error is a by-product of each fit,
-    so no refitting on subsets is needed. Ties, frequent with few examples,
-    go to the smaller leave-one-out log loss.
+    all the training data and keeps the one of least leave-one-out error.
+    By default (``cv=None``) that is eq. (56) (Uda & Kabashima §5), read off
+    the cavity stabilities: a by-product of each fit, so no refitting on
+    subsets is needed. ``cv="loo"`` refits every grid point without each
+    example in turn (exact leave-one-out; ``M`` refits per grid point), and
+    any other ``cv`` refits on its folds. Ties, frequent with few examples,
+    go to the smaller (cavity or held-out) log loss.
+
+    The cavity estimate assumes many weakly correlated inputs of which many
+    are kept (``N C >> 1``); with few examples and inputs far from that it
+    can be far from the exact leave-one-out error, and then it, not the
+    classifier, picks the wrong ``C``. Measured on the colon data (42
+    training tissues): after whitening (61 inputs) at ``C <= 0.01`` (``N C <
+    1``) it gives 0.36–0.45 where refits give 0.14–0.21, so it passes over
+    the ``C`` of least test error; on the sphered 2000 genes at ``kappa =
+    0.1`` it is off by up to 0.25 either way. On isotropic teacher data it
+    agrees with refits up to examples whose stability is within
+    ``O(N^-1/2)`` of zero. Use ``cv="loo"`` where ``M`` refits are affordable
+    and the inputs are not of that kind (it also refits the preprocessing).
 
     The inputs are preprocessed, and the pattern matrix built, once for the
     whole grid; every grid point starts from ``m = 0`` (warm starts from a
@@ -538,8 +587,18 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         As in :class:`SparseBayesClassifier`.
     tol : float, default=1e-6
         As in :class:`SparseBayesClassifier`.
+    cv : None, "loo", int, cross-validation generator or iterable, default=None
+        How the error of each grid point is estimated. ``None``: the
+        leave-one-out error eq. (56) from the cavity stabilities of the fit on
+        all the data (no refits). ``"loo"``: exact leave-one-out, a refit
+        without each example in turn (:class:`~sklearn.model_selection.LeaveOneOut`).
+        An int (stratified ``k``-fold), a splitter or an iterable of
+        ``(train, test)`` index arrays: the held-out error of refits on its
+        folds, pooled over all held-out predictions. Refits include the
+        preprocessing, fitted on each training fold.
     n_jobs : int, optional
-        Parallel fits over the grid (joblib); the result does not depend on it.
+        Parallel fits over the grid (and folds) (joblib); the result does not
+        depend on it.
 
     Attributes
     ----------
@@ -552,8 +611,12 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
     n_iter_ : int
         Updates of the chosen fit.
     cv_results_ : dict of ndarray
-        ``param_C``, ``param_kappa``, ``loo_error``, ``loo_log_loss``,
-        ``n_iter`` and ``converged`` per grid point (C varies slowest).
+        ``param_C``, ``param_kappa``, ``loo_error``, ``loo_log_loss`` (eq. 56
+        and its log loss, always), ``n_iter`` and ``converged`` (of the fit on
+        all the data) per grid point (C varies slowest); with ``cv`` given
+        also ``cv_error`` and ``cv_log_loss`` (mean held-out error and
+        negative log predictive probability, which choose the point) and
+        ``cv_converged`` (fraction of the refits that converged).
     classes_ : ndarray of shape (2,)
     n_features_in_ : int
 
@@ -577,6 +640,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         },
         "Cs": ["array-like"],
         "kappas": ["array-like"],
+        "cv": [StrOptions({"loo"}), "cv_object"],
         "n_jobs": [Integral, None],
     }
 
@@ -590,6 +654,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         damping="auto",
         max_iter=500,
         tol=1e-6,
+        cv=None,
         n_jobs=None,
     ):
         self.Cs = Cs
@@ -599,6 +664,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
         self.damping = damping
         self.max_iter = max_iter
         self.tol = tol
+        self.cv = cv
         self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):
@@ -608,7 +674,7 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit every grid point and keep the one of least leave-one-out error.
+        """Fit every grid point and keep the one of least leave-one-out (or ``cv``) error.
 
         Parameters
         ----------
@@ -671,6 +737,8 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
             "n_iter": np.array([est.n_iter_ for est in fits]),
             "converged": np.array([est.converged_ for est in fits]),
         }
+        if self.cv is not None:
+            loo, loss = self._refit_errors(X, y, points, params)
         self.best_index_ = int(np.lexsort((loss, loo))[0])
         self.best_estimator_ = fits[self.best_index_]
         self.best_C_, self.best_kappa_ = points[self.best_index_]
@@ -682,6 +750,24 @@ class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
                 ConvergenceWarning,
             )
         return self
+
+    def _refit_errors(self, X, y, points, params):
+        """Held-out error and log loss of every grid point under ``cv`` (into ``cv_results_``)."""
+        cv = LeaveOneOut() if isinstance(self.cv, str) else self.cv
+        folds = list(check_cv(cv, y, classifier=True).split(X, y))
+        s = np.where(y == self.classes_[1], 1.0, -1.0)
+        parts = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_fold)(self.preprocessing, X, s, train, test, points, params)
+            for train, test in folds
+        )
+        parts = np.array(parts, dtype=float)  # (fold, grid point, 3)
+        held_out = sum(len(test) for _, test in folds)
+        error = parts[:, :, 0].sum(axis=0) / held_out
+        loss = parts[:, :, 1].sum(axis=0) / held_out
+        self.cv_results_["cv_error"] = error
+        self.cv_results_["cv_log_loss"] = loss
+        self.cv_results_["cv_converged"] = parts[:, :, 2].mean(axis=0)
+        return error, loss
 
     def decision_function(self, X):
         """Decision function of the chosen fit (``SparseBayesClassifier.decision_function``).
