@@ -118,7 +118,7 @@ class _Bytes:
 
 
 def test_table1_runs_every_method_on_two_splits(tmp_path):
-    from statmechlearn.papers.sparse.colon import METHODS, VARIANTS
+    from statmechlearn.papers.sparse.colon import METHODS, PROTOCOLS, VARIANTS
 
     _, ds, results = _run("sparse-table1", tmp_path, settings={"n_seeds": 2})
     err = ds["sim_error"].sel(classifier=list(METHODS)).values.reshape(-1, len(METHODS))
@@ -128,7 +128,19 @@ def test_table1_runs_every_method_on_two_splits(tmp_path):
     assert np.allclose(err * 20, np.round(err * 20))
     kappa = ds["sim_kappa"].sel(variant=list(VARIANTS)).values.reshape(-1, len(VARIANTS))
     assert set(np.round(kappa.ravel(), 6)) <= {0.1, 0.2, 0.3, 0.4}
-    assert np.allclose(kappa[:, [1, 2, 4, 5]], 0.4)  # the kappa = 0.4 variants
+    assert np.allclose(kappa[:, [1, 2, 4, 5, 6, 7, 8, 9]], 0.4)  # the kappa = 0.4 variants
+    # §5's whitening: the rows of the chosen C are the test errors of the per-C curve there
+    test = ds["sim_literal_test"].values.reshape(2, len(PROTOCOLS), -1)
+    C = ds["C"].values
+    chosen = ds["sim_C"].sel(variant=list(VARIANTS[6:])).values.reshape(2, 4)
+    for split in range(2):
+        for j, row in enumerate(VARIANTS[6:]):
+            at = np.flatnonzero(np.isclose(C, chosen[split, j]))[0]
+            assert err[split, METHODS.index(row)] == test[split, j // 2, at]
+    # both LOO errors are error rates of the 42 training tissues
+    for var in ("sim_literal_loo_cavity", "sim_literal_loo_exact"):
+        loo = ds[var].values
+        assert np.allclose(loo * 42, np.round(loo * 42))
     data = [r for r in results if r.quantity.startswith(("normal tissues", "first intensities"))]
     assert len(data) == 2 and all(r.passed and r.kind == "evidence" for r in data)
     welch_rows = [r for r in results if r.quantity.startswith("Welch p")]
@@ -151,15 +163,24 @@ def test_welch_is_scipys_unequal_variance_test_and_the_papers_numbers():
     assert 0.4 < _paper_welch("SBC", "SBL") < 0.5
 
 
-def test_whitening_all_tissues_leaves_a_regular_simplex():
+def test_whitening_all_tissues_is_a_simplex_whose_axes_carry_the_label():
     # §5 read literally (all M = 62 tissues whitened in their 61-dim span) makes every
-    # pair of tissues equidistant: nothing is left to classify
-    from statmechlearn.papers.sparse.colon import _whiten_training
+    # pair of tissues equidistant, so a rotation-invariant classifier has nothing to go on;
+    # the coordinates are the principal directions, though, and one of them carries the
+    # label, which a prior acting on coordinates (the SBC's pruning) can use
+    from statmechlearn.papers.sparse.colon import whiten_all_tissues
 
-    X, _, _ = load_colon()
-    W, _ = _whiten_training(X, X[:1])
+    X, y, _ = load_colon()
+    W = whiten_all_tissues(X)
+    assert W.shape == (62, 61)
+    np.testing.assert_allclose(W.T @ W / 62, np.eye(61), atol=1e-8)
     d = np.linalg.norm(W[:, None, :] - W[None, :, :], axis=-1)[np.triu_indices(62, 1)]
     assert d.std() / d.mean() < 1e-8
+    corr = np.abs([np.corrcoef(W[:, j], y)[0, 1] for j in range(61)])
+    # the 61 correlations sum in squares to that of the label with its projection on the span
+    # (1 here: the span is every centred vector); under no association each is ~ 1/sqrt(62)
+    assert np.isclose(np.sum(corr**2), 1.0)
+    assert np.argmax(corr) == 1 and corr[1] > 0.6
 
 
 def test_fss_ladder_extrapolates_to_the_replica_error(tmp_path):
