@@ -220,7 +220,12 @@ def test_ten_blobs_reach_kmeans_inertia_and_keep_every_code_vector():
     km = KMeans(10, n_init=10, random_state=2).fit(X)
     assert da.inertia_ <= km.inertia_ * (1 + 1e-9)
     assert da.path_.n_clusters[-1] == 10
-    merges = [e for e in da.path_.events if np.isnan(e["critical_temperature"])]
+    # the moves at the final temperature are recorded as accepted events too
+    merges = [
+        e
+        for e in da.path_.events
+        if np.isnan(e["critical_temperature"]) and not ({"relocated", "swapped"} & set(e))
+    ]
     assert all(not e["accepted"] for e in merges)
 
 

@@ -26,6 +26,7 @@ from statmechlearn.cluster._annealing_moves import (
     nearest,
     principal_axes,
     relocate,
+    swap,
 )
 from statmechlearn.cluster._annealing_path import AnnealingPath
 from statmechlearn.cluster._checks import check_scale
@@ -106,10 +107,11 @@ class DeterministicAnnealing(
         cluster, so that no split is skipped by a coarse schedule (the
         refinement of :class:`~statmechlearn.cluster._schedule.GeometricSchedule`).
     relocate : bool, default=True
-        Mass-constrained annealing only: at the final temperature, move a code
-        vector from the cluster whose removal raises the distortion least to
-        the cluster whose split lowers it most, while that lowers the inertia
-        (split-and-merge; see Notes). The annealed path itself is unchanged.
+        Mass-constrained annealing only: at the final temperature, move code
+        vectors while that lowers the inertia: split-and-merge moves (one
+        code vector removed, one cluster split in two), then swap moves (one
+        code vector put on a data point); see Notes. The annealed path itself
+        is unchanged.
     split_sample_size : int or None, default=16384
         With more samples than this, the anneal runs on a random subsample of
         this size (drawn with ``random_state``) until every code vector is in
@@ -177,13 +179,16 @@ class DeterministicAnnealing(
     vectors on the first clusters to become unstable. On data with far
     outliers those are a few far points: their posterior covariance, and so
     their critical temperature, is the largest (standardised digits: clusters
-    of 1 and 3 points, inertia 11 % above KMeans). With ``relocate`` the
-    final partition is improved by split-and-merge moves (Ueda, Nakano,
-    Ghahramani & Hinton, Neural Computation 12, 2109 (2000)): the moves are
-    ranked by their predicted change of the distortion (removal cost from the
-    second-nearest distances, split gain from a 2-means of the cluster), the
-    best three are tried in turn, and one is kept only if the inertia after
-    the fixed point is lower.
+    of 1 and 3 points, inertia 11 % above KMeans). On overlapping clusters
+    the anneal can also end with two code vectors in one cluster and one
+    across two. With ``relocate`` the final partition is improved by
+    split-and-merge moves (Ueda, Nakano, Ghahramani & Hinton, Neural
+    Computation 12, 2109 (2000)) and then by swap moves (Kanungo et al.,
+    Computational Geometry 28, 89 (2004)) with candidate points drawn by
+    ``D^2`` sampling from ``random_state``: each round ranks the moves by
+    their exact hard-assignment distortion before iteration, runs the fixed
+    point from the best three, and keeps the first that reaches another
+    partition of lower inertia; the moves stop after a round with none kept.
 
     Once every code vector allowed is in use and distinct no transition can
     come, and the adaptive schedule cools by ``cooling_rate ** 4`` per step
@@ -493,6 +498,11 @@ class DeterministicAnnealing(
         use_all_rows()
         if self.relocate and self.mass_constrained and len(centers) == K_max > 1:
             centers, log_w = self._relocate(X, centers, log_w, self.temperature_)
+            swapped = swap(
+                X, self._x_sq, centers, self.temperature_, self._iterate, self.path_.events, rng
+            )
+            if swapped is not None:
+                centers, log_w = swapped
         # The path needs each temperature's fixed point to tol; the answer is the last
         # one, polished as KMeans polishes its own: at T_floor assignments are all but
         # hard, so plain iteration reaches the exact fixed point in a few passes.

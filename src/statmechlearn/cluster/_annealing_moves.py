@@ -18,9 +18,12 @@ __all__ = [
     "coincident",
     "coincident_groups",
     "nearest",
+    "nearest_three",
     "nearest_two",
+    "predicted_moves",
     "principal_axes",
     "relocate",
+    "swap",
     "top_eigenpair",
     "two_means",
 ]
@@ -28,13 +31,19 @@ __all__ = [
 # Rows per chunk of the passes that need per-row posteriors or distances: O(chunk K)
 # memory instead of O(n K).
 _CHUNK = 1 << 15
-# Split-and-merge moves tried per round and code vector, best predicted gain first.
-RELOCATION_TRIALS = 2
+# Split-and-merge moves verified by a fixed point per round, best predicted first.
+RELOCATION_TRIALS = 3
 # Rows of a cluster (at most) whose 2-means proposes the halves of a relocation move.
 RELOCATION_ROWS = 4096
 # Features above which the principal axis comes from Lanczos, not a full eigh (below it
 # LAPACK's whole decomposition costs less than ARPACK's setup).
 DENSE_EIGH_MAX = 256
+# Swap moves: data points drawn per round, best predicted swaps verified per round, rows
+# (at most) on which the swaps' distortions are predicted, and rounds per code vector.
+SWAP_CANDIDATES = 32
+SWAP_TRIALS = 3
+SWAP_ROWS = 1 << 14
+SWAP_ROUNDS = 2
 
 
 def principal_axes(X, x_sq, centers, log_w, T, groups):
@@ -147,17 +156,85 @@ def coincident(centers, scale, rtol=1e-3):
     return gap <= (rtol * scale) ** 2
 
 
+def nearest_three(X, x_sq, centers):
+    """The three nearest code vectors of each row and their squared distances, nearest first.
+
+    With two code vectors the third is padded with label ``K`` at distance ``inf``.
+    """
+    K = len(centers)
+    d2 = squared_distances(X, centers, x_sq)
+    if K < 3:
+        d2 = np.hstack([d2, np.full((X.shape[0], 3 - K), np.inf)])
+    three = np.argpartition(d2, 2, axis=1)[:, :3] if d2.shape[1] > 3 else np.arange(3)[None, :]
+    three = np.broadcast_to(three, (X.shape[0], 3))
+    dist = np.take_along_axis(d2, three, axis=1)
+    order = np.argsort(dist, axis=1)
+    return np.take_along_axis(three, order, axis=1), np.take_along_axis(dist, order, axis=1)
+
+
+def predicted_moves(X, x_sq, centers, halves):
+    """Hard-assignment distortion after each split-and-merge move, exactly, before any iteration.
+
+    Move ``(i, j)`` removes code vector ``i`` and replaces ``j`` by the two
+    ``halves[j]``: each row then goes to the nearest of the halves and the
+    code vectors other than ``i`` and ``j``, which its three nearest code
+    vectors determine. Returns a ``(K, K)`` array (``inf`` on the diagonal
+    and for clusters without halves).
+    """
+    K, m = len(centers), X.shape[0]
+    labels, dist = nearest_three(X, x_sq, centers)
+    rows = np.arange(m)
+    predicted = np.full((K, K), np.inf)
+    for j in range(K):
+        if halves[j] is None:
+            continue
+        to_halves = squared_distances(X, halves[j], x_sq).min(axis=1)
+        # each row's nearest (a) and second-nearest (b) code vector other than j
+        other = labels != j
+        first_other = np.argmax(other, axis=1)
+        other[rows, first_other] = False
+        second_other = np.argmax(other, axis=1)
+        a = labels[rows, first_other]
+        d_a, d_b = dist[rows, first_other], dist[rows, second_other]
+        base = np.minimum(d_a, to_halves)
+        # a row whose nearest other is i falls back to b once i is gone as well
+        change = np.bincount(a, weights=np.minimum(d_b, to_halves) - base, minlength=K + 1)
+        predicted[:, j] = base.sum() + change[:K]
+        predicted[j, j] = np.inf
+    return predicted
+
+
+def improves(found, labels, inertia, K):
+    """Whether a move's fixed point is another partition, with lower inertia, of all K clusters.
+
+    ``found`` is :func:`nearest_two` at the move's fixed point. The same
+    partition reached again is the same minimum: its inertia may differ from
+    the current one within the tolerance of the two fixed points only.
+    """
+    new_labels, first = found[0], found[1]
+    if len(np.unique(new_labels)) < K or not first.sum() < inertia * (1.0 - 1e-12):
+        return False
+    pairs = np.unique(new_labels * K + labels)
+    return len(pairs) > K
+
+
 def relocate(X, x_sq, centers, log_w, T, iterate, events):
     """Split-and-merge moves at the final temperature while they lower the inertia.
 
     A capped anneal spends its code vectors on the first clusters to become
     unstable, which on data with outliers are a few far points (their
     posterior covariance, hence critical temperature, is the largest). A
-    move removes code vector ``i`` (its points go to their second-nearest
-    one) and splits cluster ``j`` by 2-means; moves are tried in order of
-    their predicted drop of the distortion, and one is kept only if the
-    inertia after the fixed point is lower (Ueda et al.'s SMEM for a hard
-    partition).
+    move removes code vector ``i`` and splits cluster ``j`` by 2-means
+    (Ueda et al.'s SMEM for a hard partition). Each round ranks every move
+    by its exact hard-assignment distortion before iteration
+    (:func:`predicted_moves`, on an even thinning to ``SWAP_ROWS`` rows of
+    larger data) and runs the fixed point from the ``RELOCATION_TRIALS``
+    best whatever their prediction: the iteration after a move often gains
+    more than the move itself loses (two code vectors sharing a cluster of
+    raw digits while two digits share one: every move is predicted 1 %
+    worse, and the best two reach 0.4 % lower inertia after iterating). The
+    first whose inertia on all rows is lower is kept; the moves stop after a
+    round with none kept.
 
     Parameters
     ----------
@@ -177,42 +254,35 @@ def relocate(X, x_sq, centers, log_w, T, iterate, events):
     -------
     centers, log_w : ndarray
     """
-    labels, first, second = nearest_two(X, x_sq, centers)
+    labels, first, _ = nearest_two(X, x_sq, centers)
     inertia = float(first.sum())
     K = len(centers)
+    sub = slice(None, None, -(-X.shape[0] // SWAP_ROWS))
     for _ in range(2 * K):
-        removal = np.bincount(labels, weights=second - first, minlength=K)
-        sse = np.bincount(labels, weights=first, minlength=K)
-        gain, halves = np.zeros(K), [None] * K
+        halves = [None] * K
         for j in range(K):
             members = np.flatnonzero(labels == j)
             if len(members) >= 2:
-                # the halves and the predicted gain from an even thinning of a large
-                # cluster (each 2-means pass is a pass over it); the move itself is
-                # kept only if the inertia of all rows falls
+                # the halves from an even thinning of a large cluster (each 2-means pass
+                # is a pass over it); the move itself is kept only if all rows gain
                 stride = -(-len(members) // RELOCATION_ROWS)
-                halves[j], sse_split = two_means(X[members[::stride]])
-                gain[j] = sse[j] - sse_split * len(members) / len(members[::stride])
-        # predicted change of the distortion of each move (i removed, j split)
-        net = gain[None, :] - removal[:, None]
-        np.fill_diagonal(net, -np.inf)
-        order = np.argsort(net, axis=None)[::-1][: RELOCATION_TRIALS * K]
+                halves[j] = two_means(X[members[::stride]])[0]
+        predicted = predicted_moves(X[sub], x_sq[sub], centers, halves)
+        order = np.argsort(predicted, axis=None)[:RELOCATION_TRIALS]
         moved = None
-        for i, j in zip(*np.unravel_index(order, net.shape), strict=True):
-            if net[i, j] <= 1e-9 * inertia:
+        for i, j in zip(*np.unravel_index(order, predicted.shape), strict=True):
+            if not np.isfinite(predicted[i, j]):
                 break
             keep = [k for k in range(K) if k not in (i, j)]
             trial = np.vstack([centers[keep], halves[j]])
             trial, trial_w, _ = iterate(X, trial, np.full(K, -np.log(K)), T)
             found = nearest_two(X, x_sq, trial)
-            if len(trial) == K and found[1].sum() < inertia * (1.0 - 1e-12):
-                moved = (i, j, trial, trial_w, *found)
+            if improves(found, labels, inertia, K):
+                moved = (i, j, trial, trial_w, found[0], found[1])
                 break
         if moved is None:
             break
-        i, j, trial, trial_w, trial_labels, trial_first, trial_second = moved
-        centers, log_w = trial, trial_w
-        labels, first, second = trial_labels, trial_first, trial_second
+        i, j, centers, log_w, labels, first = moved
         inertia = float(first.sum())
         events.append(
             {
@@ -224,3 +294,88 @@ def relocate(X, x_sq, centers, log_w, T, iterate, events):
             }
         )
     return centers, log_w
+
+
+def swap(X, x_sq, centers, T, iterate, events, rng):
+    """Swap moves at the final temperature: a code vector to a data point, while that helps.
+
+    Split-and-merge (:func:`relocate`) proposes a new code vector only inside
+    one existing cluster; a cluster the anneal never resolved may instead lie
+    across the boundary of several (overlapping blobs: two code vectors in
+    one blob, none in its neighbour). A swap move removes code vector ``i``
+    and puts one on a data point ``x`` (Kanungo, Mount, Netanyahu, Piatko,
+    Silverman & Wu's single-swap local search, Computational Geometry 28, 89
+    (2004)). Each round draws ``SWAP_CANDIDATES`` points by ``D^2`` sampling
+    (the k-means++ weights: where the code vectors serve the data worst),
+    predicts the hard-assignment distortion after every swap ``(i, x)``
+    exactly (each row goes to the nearer of ``x`` and its nearest code vector
+    other than ``i``; on an even thinning to ``SWAP_ROWS`` rows of larger
+    data), and runs the fixed point from the ``SWAP_TRIALS`` best: the first
+    whose inertia on all rows is lower is kept. The moves stop after a round
+    with none kept.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    x_sq : ndarray of shape (n,)
+        ``|x|^2`` of the rows.
+    centers : ndarray of shape (K, d)
+    T : float
+        The final temperature.
+    iterate : callable
+        ``(X, centers, log_w, T) -> (centers, log_w, stats)``, the fixed point.
+    events : list
+        The path's events; each move kept is appended.
+    rng : numpy.random.Generator
+        Draws the candidate points.
+
+    Returns
+    -------
+    centers, log_w : ndarray, or None when no move was kept
+    """
+    n, K = X.shape[0], len(centers)
+    stride = -(-n // SWAP_ROWS)
+    sub = slice(None, None, stride)
+    labels, first, second = nearest_two(X, x_sq, centers)
+    inertia = float(first.sum())
+    kept = None
+    for _ in range(SWAP_ROUNDS * K):
+        s_labels, s_first, s_second = labels[sub], first[sub], second[sub]
+        total = s_first.sum()
+        if not total > 0.0:
+            break
+        picks = np.unique(rng.choice(len(s_first), SWAP_CANDIDATES, p=s_first / total))
+        points = X[sub][picks]
+        dx = squared_distances(X[sub], points, x_sq[sub])
+        near_x = np.minimum(s_first[:, None], dx)
+        # a row of cluster i goes to x or its second-nearest code vector once i is gone
+        members = np.zeros((K, len(s_first)))
+        members[s_labels, np.arange(len(s_first))] = 1.0
+        predicted = near_x.sum(axis=0)[None, :] + members @ (
+            np.minimum(s_second[:, None], dx) - near_x
+        )
+        order = np.argsort(predicted, axis=None)[:SWAP_TRIALS]
+        moved = None
+        for i, c in zip(*np.unravel_index(order, predicted.shape), strict=True):
+            trial = centers.copy()
+            trial[i] = points[c]
+            trial, trial_w, _ = iterate(X, trial, np.full(K, -np.log(K)), T)
+            found = nearest_two(X, x_sq, trial)
+            if improves(found, labels, inertia, K):
+                moved = (i, trial, trial_w, *found)
+                break
+        if moved is None:
+            break
+        i, centers, log_w, labels, first, second = moved
+        inertia = float(first.sum())
+        kept = (centers, log_w)
+        events.append(
+            {
+                "temperature": T,
+                "critical_temperature": np.nan,
+                "cluster": int(i),
+                "accepted": True,
+                "swapped": True,
+            }
+        )
+    return kept

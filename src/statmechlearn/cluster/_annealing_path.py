@@ -30,7 +30,10 @@ class AnnealingPath:
         ``critical_temperature`` NaN and ``accepted`` False. A split-and-merge
         move at the final temperature (``relocate``) is recorded with
         ``critical_temperature`` NaN, ``accepted`` True and ``relocated``, the
-        code vector that was moved to split ``cluster``.
+        code vector that was moved to split ``cluster``; a swap move (also
+        ``relocate``) with ``critical_temperature`` NaN, ``accepted`` True and
+        ``swapped`` True, ``cluster`` being the code vector moved onto a data
+        point.
     """
 
     temperature: np.ndarray = field(default_factory=lambda: np.empty(0))
