@@ -24,9 +24,14 @@ from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.validation import check_magnitude, validate_named
 from statmechlearn._core.warn import warn
 from statmechlearn.linear._selection_em import (
-    hard_selection_em,
+    EMResult,
     hebb_vector,
     soft_selection_em,
+)
+from statmechlearn.linear._selection_search import (
+    direction_starts,
+    hard_selection_search,
+    hebb_quantile_starts,
 )
 
 __all__ = ["HebbClassifier", "OutlierRobustClassifier"]
@@ -285,9 +290,18 @@ class OutlierRobustClassifier(_LinearTwoClass):
     ``selection="soft"`` computes the MAP of J by EM, eqs. (23)-(24): each
     example is weighted by its posterior probability ``<V>`` of being
     informative. ``selection="hard"`` computes the MAP of the selection
-    variables V in {0, 1} by EM, eqs. (26)-(28), started from the soft
-    solution (``<V> > 1/2``) and refined by exact single-example flips until
-    no flip lowers the energy (10); it returns ``<J>`` given the V's.
+    variables V in {0, 1}: the minimum of the energy (10), ``H_h(V) = -ln
+    int dJ P(data, J, V)``. At large alpha and a large fraction of outliers
+    the energy has many local minima and EM (eqs. 26-28) from one start can
+    fall into the trivial state V = 0; the estimator therefore descends from
+    several starts (the examples of largest Hebb field ``S xi . sum S xi``,
+    selected at fractions 5 % to 85 %; the soft solution ``<V> > 1/2``; all
+    examples; with ``warm_start`` the previous selection), each by exact
+    coordinate descent in (J, V), the EM of eqs. (26)-(28) with the
+    logarithm of eq. (10) kept exact, and exact single-example flips until no
+    flip lowers (10), and keeps the lowest state. It returns ``<J>`` given the
+    V's (eq. 28). When the trivial state is lower than every state reached,
+    it is returned (J = 0) with a warning.
     Classification is by the sign of ``(x - centre) . J``.
 
     Parameters
@@ -311,11 +325,12 @@ class OutlierRobustClassifier(_LinearTwoClass):
         Maximum number of EM iterations.
     tol : float, default=1e-8
         Soft selection stops when J changes by less than ``tol`` relative to
-        its norm; hard selection stops when no V changes.
+        its norm; hard selection stops when no single flip of a V lowers the
+        energy (10) (its soft start uses ``tol``).
     warm_start : bool, default=False
-        Start EM from the previous fit's J (soft) or V (hard) when the number
-        of features and samples allow it: the paper's hysteresis protocol
-        (Fig. 5).
+        Start EM from the previous fit's J (soft), or add the previous fit's
+        V to the starts (hard), when the number of features and samples allow
+        it: the paper's hysteresis protocol (Fig. 5).
 
     Attributes
     ----------
@@ -332,8 +347,16 @@ class OutlierRobustClassifier(_LinearTwoClass):
         examples judged outliers.
     gamma_, eta_ : float
         The values used (estimated or given).
+    energy_ : float
+        Only with ``selection="hard"``: the energy (10) of the returned
+        selection per feature, ``H_h(V) / N`` less its V-independent
+        constants, ``eta k / N - |b|^2 / (2 N A) + ln(A) / 2`` with ``k = sum
+        V``, ``A = 1 + gamma k / N`` and ``b = gamma sum V S xi / sqrt(N)``
+        (:func:`hard_selection_energy`); 0 for the trivial state V = 0, the
+        lowest over the starts otherwise.
     n_iter_ : int
-        EM iterations run.
+        EM iterations run (hard selection: its soft start's, plus the
+        descent's iterations, each one pass over the data for all starts).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` had string column names.
@@ -410,24 +433,52 @@ class OutlierRobustClassifier(_LinearTwoClass):
         J0 = None
         if previous is not None and previous[0].shape == (Xc.shape[1],):
             J0 = previous[0][None]
-        if selection == "soft" or estimate or (selection == "hard" and not warm):
-            soft = soft_selection_em(
-                Xb, Sb, gamma=g0, eta=e0, J0=J0, estimate=estimate, max_iter=max_iter, tol=tol
-            )
-            g0, e0 = float(soft.gamma[0]), float(soft.eta[0])
-            result = soft
+        # the soft solution is also one of the hard selection's starts
+        soft = soft_selection_em(
+            Xb, Sb, gamma=g0, eta=e0, J0=J0, estimate=estimate, max_iter=max_iter, tol=tol
+        )
+        g0, e0 = float(soft.gamma[0]), float(soft.eta[0])
+        result = soft
+        energy = None
         if selection == "hard":
-            # from the soft solution: EM from all examples selected falls into the
-            # all-outlier state long before the MAP does
-            V0 = (soft.V > 0.5).astype(float) if not warm else None
+            # EM from one start falls into the trivial state or a high local minimum far
+            # from the MAP at large alpha and many outliers: descend from several, keep the lowest
+            starts = [hebb_quantile_starts(Xc, S), direction_starts(Xc, S)]
+            starts.append((soft.V > 0.5).astype(float))
+            starts.append(np.ones((1, S.size)))
             if previous is not None and previous[1] is not None and previous[1].shape == S.shape:
-                V0 = previous[1][None]
-            result = hard_selection_em(Xb, Sb, gamma=g0, eta=e0, V0=V0, max_iter=max_iter)
+                starts.insert(0, previous[1][None])
+            search = hard_selection_search(
+                Xc, S, gamma=g0, eta=e0, starts=np.vstack(starts), max_iter=max_iter
+            )
+            energy = search.energy
+            result = EMResult(
+                search.J[None],
+                search.V[None],
+                np.array([g0]),
+                np.array([e0]),
+                int(soft.n_iter) + search.n_iter,
+                np.array([search.converged]),
+                np.array([np.nan]),
+            )
+            if search.trivial_lowest:
+                warn(
+                    f"{type(self).__name__}('hard'): the trivial selection V = 0 (every example "
+                    f"an outlier, J = 0) has a lower energy (10) than all {len(search.energies)} "
+                    f"states reached (lowest {search.energies.min():.4g} per feature); it is "
+                    f"returned and predicts classes_[0] everywhere. Lower eta (now {e0:.4g}) or "
+                    "use selection='soft'",
+                    UserWarning,
+                )
         if not bool(result.converged[0]):
-            what = "relative change of J" if selection == "soft" else "examples whose V flipped"
+            if selection == "soft":
+                what = f"relative change of J in the last one: {result.residual[0]:.3g}"
+                what += f", tol={tol:g}"
+            else:
+                what = "a single-example flip still lowers the energy (10)"
             warn(
                 f"{type(self).__name__}({selection!r}) did not converge in max_iter={max_iter} "
-                f"EM iterations ({what} in the last one: {result.residual[0]:.3g}, tol={tol:g}); "
+                f"EM iterations ({what}); "
                 "increase max_iter, or fix gamma and eta instead of estimating them",
                 ConvergenceWarning,
             )
@@ -435,4 +486,8 @@ class OutlierRobustClassifier(_LinearTwoClass):
         self.informative_proba_ = result.V[0].copy()
         self.gamma_, self.eta_ = g0, e0
         self.n_iter_ = int(result.n_iter)
+        if energy is not None:
+            self.energy_ = energy
+        elif hasattr(self, "energy_"):
+            del self.energy_
         return self
