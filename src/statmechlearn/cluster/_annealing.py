@@ -21,6 +21,7 @@ from statmechlearn._core.threads import one_blas_thread
 from statmechlearn._core.validation import RANDOM_STATE, validate_named
 from statmechlearn._core.warn import warn
 from statmechlearn.cluster._annealing_moves import (
+    SWAP_ROWS,
     coincident,
     coincident_groups,
     nearest,
@@ -497,12 +498,7 @@ class DeterministicAnnealing(
         self.temperature_ = float(temps[-1])
         use_all_rows()
         if self.relocate and self.mass_constrained and len(centers) == K_max > 1:
-            centers, log_w = self._relocate(X, centers, log_w, self.temperature_)
-            swapped = swap(
-                X, self._x_sq, centers, self.temperature_, self._iterate, self.path_.events, rng
-            )
-            if swapped is not None:
-                centers, log_w = swapped
+            centers, log_w = self._relocate(X, centers, log_w, self.temperature_, rng)
         # The path needs each temperature's fixed point to tol; the answer is the last
         # one, polished as KMeans polishes its own: at T_floor assignments are all but
         # hard, so plain iteration reaches the exact fixed point in a few passes.
@@ -529,9 +525,32 @@ class DeterministicAnnealing(
             )
         return centers, log_w
 
-    def _relocate(self, X, centers, log_w, T):
-        """Split-and-merge moves at the final temperature (:func:`relocate`)."""
-        return relocate(X, self._x_sq, centers, log_w, T, self._iterate, self.path_.events)
+    def _relocate(self, X, centers, log_w, T, rng):
+        """Split-and-merge, then swap moves at the final temperature (see Notes).
+
+        Above ``SWAP_ROWS`` rows the moves are searched on an even thinning of
+        X (each trial is a fixed point, tens of passes) and their result is
+        kept only if its fixed point on all rows has a lower inertia.
+        """
+        x_sq = self._x_sq
+        stride = -(-X.shape[0] // SWAP_ROWS)
+        Xs, self._x_sq = X[::stride], x_sq[::stride]
+        events = []
+        try:
+            moved_c, moved_w = relocate(Xs, self._x_sq, centers, log_w, T, self._iterate, events)
+            swapped = swap(Xs, self._x_sq, moved_c, T, self._iterate, events, rng)
+            if swapped is not None:
+                moved_c, moved_w = swapped
+        finally:
+            self._x_sq = x_sq
+        if not events:
+            return centers, log_w
+        if stride > 1:
+            moved_c, moved_w, _ = self._iterate(X, moved_c, moved_w, T)
+            if not nearest(X, x_sq, moved_c)[1] < nearest(X, x_sq, centers)[1] * (1.0 - 1e-12):
+                return centers, log_w
+        self.path_.events.extend(events)
+        return moved_c, moved_w
 
     def _settled(self, centers):
         """Whether no split can come any more: every code vector allowed is in use and distinct."""
