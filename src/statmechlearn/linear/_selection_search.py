@@ -150,20 +150,24 @@ def _state(X, S, V, gamma, eta):
 
 
 def _best_selection(X, S, J, gamma, eta):
-    """Exact ``argmin_V F(V, J)`` for each row of J: the k smallest costs at the best k."""
-    P, N = X.shape
+    """Exact ``argmin_V F(V, J)`` for each row of J: the k smallest costs at the best k.
+
+    Only examples of negative cost can be selected (each one adds its cost
+    and a positive ``ln A`` increment), so only those are sorted.
+    """
+    N = X.shape[1]
     Q = np.einsum("mn,mn->m", J, J) / N
     cost = eta + gamma * Q[:, None] / 2.0 - gamma * S * (X @ J.T).T / np.sqrt(N)
-    order = np.argsort(cost, axis=1, kind="stable")
-    sorted_cost = np.take_along_axis(cost, order, axis=1)
-    k = np.arange(P + 1)
-    total = np.concatenate([np.zeros((J.shape[0], 1)), np.cumsum(sorted_cost, axis=1)], axis=1)
-    total += 0.5 * N * np.log1p(gamma * k / N)
-    best_k = np.argmin(total, axis=1)
     V = np.zeros_like(cost)
-    rows = np.arange(J.shape[0])
-    selected = k[None, :P] < best_k[:, None]
-    V[rows[:, None], order] = selected.astype(float)
+    for r in range(J.shape[0]):
+        candidates = np.flatnonzero(cost[r] < 0.0)
+        if candidates.size == 0:
+            continue
+        order = candidates[np.argsort(cost[r, candidates], kind="stable")]
+        k = np.arange(order.size + 1)
+        total = np.concatenate(([0.0], np.cumsum(cost[r, order])))
+        total += 0.5 * N * np.log1p(gamma * k / N)
+        V[r, order[: int(np.argmin(total))]] = 1.0
     return V
 
 
