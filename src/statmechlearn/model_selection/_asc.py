@@ -51,9 +51,10 @@ __all__ = [
 WEIGHTS = ("boltzmann", "fermi", "binary")
 #: How the weight sums of Fermi and binary weights are computed.
 METHODS = ("saddle", "exact")
-#: Normalisations of the agreement kernel: the |C| = k^n labelings of the notes, or the
-#: object permutations of the communication protocol (§8.3-8.4).
-CODEBOOKS = ("labelings", "permutations")
+#: Normalisations of the agreement kernel: the |C| = k^n labelings of the notes, the
+#: object permutations of the communication protocol (§8.3-8.4) averaged over (annealed), or
+#: counted: n!/prod n_nu! distinct permutations, exp(n H(sizes)) (Buhmann's group's code).
+CODEBOOKS = ("labelings", "permutations", "entropy")
 
 #: Largest joint energy grid of ``method="exact"`` (cells of float64: 32 MB).
 MAX_GRID = 4_000_000

@@ -11,6 +11,7 @@ from statmechlearn._core.validation import check_magnitude
 
 __all__ = [
     "check_X",
+    "check_X_second",
     "check_clusterer",
     "check_k_range",
     "fit_labels",
@@ -35,6 +36,28 @@ def check_X(X, min_samples=2):
         raise ValueError(f"X is invalid: {exc}") from exc
     check_magnitude(X, "X")
     return X
+
+
+def check_X_second(X_second, X, name="X_second"):
+    """A second measurement of the objects of ``X``: finite, of the same shape, row-aligned.
+
+    Row ``i`` of both arrays must measure the same object; only the shape can be checked.
+    """
+    if np.iscomplexobj(X_second):
+        raise TypeError(f"{name} must be real, got complex values")
+    try:
+        Xs = check_array(X_second, dtype=np.float64, input_name=name)
+    except ValueError as exc:
+        if re.search(rf"\b{name}\b", str(exc)):
+            raise
+        raise ValueError(f"{name} is invalid: {exc}") from exc
+    if Xs.shape != X.shape:
+        raise ValueError(
+            f"{name} must be row-aligned with X (a second measurement of the same objects, "
+            f"shape {X.shape}), got shape {Xs.shape}"
+        )
+    check_magnitude(Xs, name)
+    return Xs
 
 
 def check_k_range(k_range, n_samples, *, minimum=1):

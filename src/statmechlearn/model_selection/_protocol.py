@@ -30,7 +30,12 @@ from statmechlearn.model_selection._asc import (
     _log_z_saddle,
     excess_costs,
 )
-from statmechlearn.model_selection._common import check_clusterer, check_X, fit_labels
+from statmechlearn.model_selection._common import (
+    check_clusterer,
+    check_X,
+    check_X_second,
+    fit_labels,
+)
 
 __all__ = ["ProtocolResult", "simulate_protocol"]
 
@@ -95,6 +100,7 @@ def simulate_protocol(
     n_clusters,
     rates,
     *,
+    X_second=None,
     clusterer=None,
     n_objects=20,
     weights="boltzmann",
@@ -107,10 +113,16 @@ def simulate_protocol(
 ):
     """Simulate the communication protocol of approximation set coding (§8.4–8.5).
 
-    In each trial the data are halved into two instances ``X'`` and ``X''``
-    and clustered with ``n_clusters``; both solutions' costs on a common
-    random set of ``n_objects`` objects give the posteriors (the second
-    solution's clusters matched to the first's by the Hungarian method).
+    With ``X_second``, a second measurement of the objects of ``X`` (row
+    ``i`` of each measures object ``i``), the two instances are ``X' = X``
+    and ``X'' = X_second``, as in the notes: each trial clusters both with
+    ``n_clusters`` and draws ``n_objects`` random objects, whose posteriors
+    are computed on the first instance's measurements under the first
+    solution and on the second's under the second. Without it (a one-sample
+    heuristic), each trial halves ``X`` into ``X'`` and ``X''`` and both
+    solutions' posteriors are computed on the *same* random ``n_objects``
+    rows of ``X``, so both see the same measurement noise. The second
+    solution's clusters are matched to the first's by the Hungarian method.
     The transformations are random permutations ``tau`` of the common
     objects. Sender and receiver share ``M`` random ``tau_j`` (the codebook)
     and ``X'``; the sender sends ``tau_s``, the receiver sees
@@ -122,6 +134,9 @@ def simulate_protocol(
     n_clusters : int
     rates : array-like of float
         Rates ``R = log(M) / n`` in nats per object, ``> 0``.
+    X_second : array-like of shape (n_samples, n_features), optional
+        The second instance, row-aligned with ``X``; None: the split-sample
+        heuristic.
     clusterer : estimator, optional
         Default ``KMeans(n_init=3)``.
     n_objects : int, default=20
@@ -156,7 +171,12 @@ def simulate_protocol(
     (0.0, True)
     """
     X = check_X(X, min_samples=4)
-    n_clusters = check_int(n_clusters, "n_clusters", minimum=2, maximum=X.shape[0] // 2)
+    two = X_second is not None
+    if two:
+        X_second = check_X_second(X_second, X)
+    n_clusters = check_int(
+        n_clusters, "n_clusters", minimum=2, maximum=X.shape[0] if two else X.shape[0] // 2
+    )
     n_objects = check_int(n_objects, "n_objects", minimum=2, maximum=X.shape[0])
     n_trials = check_int(n_trials, "n_trials", minimum=2)
     n_bound_samples = check_int(n_bound_samples, "n_bound_samples", minimum=1)
@@ -187,12 +207,19 @@ def simulate_protocol(
     ratios = np.empty(n_trials)
     caps = np.empty(n_trials)
     for t in range(n_trials):
-        perm = rng.permutation(n)
-        seed = int(rng.integers(2**31 - 1))
-        _, est_a = fit_labels(clusterer, X[perm[:half]], n_clusters, seed)
-        _, est_b = fit_labels(clusterer, X[perm[half : 2 * half]], n_clusters, seed + 1)
-        common = X[rng.choice(n, n_objects, replace=False)]
-        Ha, Hb = assignment_costs(est_a, common), assignment_costs(est_b, common)
+        if two:
+            seed = int(rng.integers(2**31 - 1))
+            _, est_a = fit_labels(clusterer, X, n_clusters, seed)
+            _, est_b = fit_labels(clusterer, X_second, n_clusters, seed + 1)
+            idx = rng.choice(n, n_objects, replace=False)
+            Ha, Hb = assignment_costs(est_a, X[idx]), assignment_costs(est_b, X_second[idx])
+        else:
+            perm = rng.permutation(n)
+            seed = int(rng.integers(2**31 - 1))
+            _, est_a = fit_labels(clusterer, X[perm[:half]], n_clusters, seed)
+            _, est_b = fit_labels(clusterer, X[perm[half : 2 * half]], n_clusters, seed + 1)
+            common = X[rng.choice(n, n_objects, replace=False)]
+            Ha, Hb = assignment_costs(est_a, common), assignment_costs(est_b, common)
         C = np.zeros((Ha.shape[1], Hb.shape[1]))
         np.add.at(C, (Ha.argmin(axis=1), Hb.argmin(axis=1)), 1.0)
         ra, rb = linear_sum_assignment(-C)
