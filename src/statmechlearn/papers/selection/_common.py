@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-__all__ = ["CITATION", "PAPER", "simulate_setting"]
+__all__ = ["CITATION", "PAPER", "simulate_second_instance", "simulate_setting"]
 
 
 PAPER = "selection"
@@ -61,6 +61,26 @@ def simulate_setting(name, rng):
     centres = np.array([(0, 0), (6, 0), (0, 6), (6, 6)], dtype=float)
     std = 0.7 if name == "four sharp blobs" else 2.0
     return np.vstack([rng.normal(c, std, (50, 2)) for c in centres])
+
+
+def simulate_second_instance(name, rng):
+    """A second measurement, row by row, of the objects :func:`simulate_setting` drew.
+
+    An object of a mixture setting is its generating cluster: its second measurement is an
+    independent draw from that cluster (rows in the order ``simulate_setting`` stacks them);
+    an object of a uniform null has nothing to share, and the second instance is a fresh
+    uniform sample. The wine rows have no second measurement: None.
+    """
+    if name == "wine, standardised":
+        return None
+    if name.startswith("null"):
+        return simulate_setting(name, rng)
+    if name == "three clusters, 2-D":
+        centres = np.repeat([[0.0, 0.0], [0.0, 5.0], [5.0, -3.0]], [25, 50, 25], axis=0)
+        return centres + rng.normal(0.0, 1.0, centres.shape)
+    centres = np.repeat(np.array([(0, 0), (6, 0), (0, 6), (6, 6)], dtype=float), 50, axis=0)
+    std = 0.7 if name == "four sharp blobs" else 2.0
+    return centres + rng.normal(0.0, std, centres.shape)
 
 
 def _binomial(p, n):
