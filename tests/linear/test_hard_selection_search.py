@@ -137,6 +137,11 @@ def test_learns_where_em_from_the_teacher_falls_into_the_trivial_state():
     op = model.order_parameters(clf.J_)
     assert clf.energy_ < min(E_teacher, 0.0) - 1.0
     assert op.R / np.sqrt(op.Q) > 0.5
+    # at or below the published EM from each of its Hebb-quantile starts
+    for V0 in hebb_quantile_starts(X, S):
+        em = hard_selection_em(X[None], S[None], gamma=gamma, eta=eta, V0=V0[None])
+        E_em = hard_selection_energy(X[None], S[None], em.V, gamma=gamma, eta=eta)[0]
+        assert clf.energy_ <= E_em + 1e-12
 
 
 def test_warns_and_returns_the_trivial_state_when_it_is_lowest():

@@ -296,8 +296,9 @@ class OutlierRobustClassifier(_LinearTwoClass):
     fall into the trivial state V = 0; the estimator therefore descends from
     several starts (the examples of largest Hebb field ``S xi . sum S xi``,
     selected at fractions 5 % to 85 %; the soft solution ``<V> > 1/2``; all
-    examples; with ``warm_start`` the previous selection), each by exact
-    coordinate descent in (J, V), the EM of eqs. (26)-(28) with the
+    examples; with ``warm_start`` the previous selection) and from the fixed
+    point EM (eqs. 26-28, single-flip polish) reaches from each, each by
+    exact coordinate descent in (J, V), the EM of eqs. (26)-(28) with the
     logarithm of eq. (10) kept exact, and exact single-example flips until no
     flip lowers (10), and keeps the lowest state. It returns ``<J>`` given the
     V's (eq. 28). When the trivial state is lower than every state reached,

@@ -36,6 +36,7 @@ about as much as one.
 import numpy as np
 
 from statmechlearn._core.validation import check_array_finite, check_int
+from statmechlearn.linear._selection_em import hard_selection_em
 
 __all__ = [
     "HARD_START_QUANTILES",
@@ -65,8 +66,9 @@ class SearchResult:
     start : int
         Index of the start whose descent reached ``V``; -1 when the trivial
         state is below every state reached.
-    energies : ndarray of shape (n_starts,)
-        Energy per N reached from each start.
+    energies : ndarray of shape (n_descents,)
+        Energy per N reached by each descent: one per start, then (with
+        ``em_fixed_points``) one per start's EM fixed point.
     trivial_lowest : bool
         True when the trivial state is below every state reached, which is
         then returned.
@@ -254,7 +256,7 @@ def _descend(X, S, V, gamma, eta, max_iter):
     return V, b, energy, n_iter, ~active
 
 
-def hard_selection_search(X, S, *, gamma, eta, starts, max_iter=500):
+def hard_selection_search(X, S, *, gamma, eta, starts, max_iter=500, em_fixed_points=True):
     """The lowest energy (10) over descents from several starting selections.
 
     Each start descends by exact coordinate descent on ``F(V, J)`` (the
@@ -273,6 +275,11 @@ def hard_selection_search(X, S, *, gamma, eta, starts, max_iter=500):
         Starting selections, 0 or 1.
     max_iter : int, default=500
         Bound on the descent's iterations (each one pass over X for all starts).
+    em_fixed_points : bool, default=True
+        Also descend from the fixed point that the published EM
+        (:func:`~statmechlearn.linear.hard_selection_em`, eqs. 26-28 with its
+        single-flip polish) reaches from each start: the result is then at or
+        below EM's from every start.
 
     Returns
     -------
@@ -288,6 +295,16 @@ def hard_selection_search(X, S, *, gamma, eta, starts, max_iter=500):
         raise ValueError("starts must hold selections 0 or 1")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     gamma, eta = float(gamma), float(eta)
+    if em_fixed_points:
+        # the published EM's fixed point of every start descends too, so the search ends
+        # at or below what EM (26)-(28) with its flip polish reaches from the same starts
+        em = [
+            hard_selection_em(
+                X[None], S[None], gamma=gamma, eta=eta, V0=v[None], max_iter=max_iter
+            ).V
+            for v in starts
+        ]
+        starts = np.vstack([starts, *em])
     V, b, energies, n_iter, converged = _descend(X, S, starts, gamma, eta, max_iter)
     best = int(np.argmin(energies))
     if energies[best] < 0.0:
