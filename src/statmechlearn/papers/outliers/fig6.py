@@ -200,8 +200,10 @@ def _fig6_checks(settings):
                 source="simulation",
                 rs_unstable=True,
                 note=(
-                    "measured finding: the RS learning branch is AT-unstable and the "
-                    "learner sees a later threshold (outliers-hard-fss extrapolates it in N)"
+                    "measured finding: the RS learning branch is AT-unstable and EM from "
+                    "the teacher sees a later threshold (outliers-hard-fss extrapolates it "
+                    "in N); the estimator's lowest state, a different learner, stops "
+                    "learning near RS eta_learn (outliers-hard-thresholds)"
                 ),
             ),
             Derived(

@@ -177,7 +177,9 @@ def _hard_fss_checks(settings):
             lower=theory_at("theory_eta_spinodal"),
             source="simulation",
             rs_unstable=True,
-            note="the learner does not see eta_learn (the R ~ 0 state is not found from B)",
+            note="EM from the teacher does not see eta_learn (the R ~ 0 state is not found "
+            "from B); the estimator's lowest state stops learning near it "
+            "(outliers-hard-thresholds)",
         ),
         Derived(
             "eta where EM from the teacher stops learning, N → ∞ (1/N fit), below eta_c",
