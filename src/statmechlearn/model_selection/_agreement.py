@@ -1,23 +1,30 @@
 """Posterior agreement (approximation set coding) for centroid clusterers (notes §8.2–8.4).
 
-Two halves ``X'``, ``X''`` of the data are clustered separately. With the
-Boltzmann weights of §8.2 the posterior of a labeling given the code
-vectors ``Y`` is factorial, ``p(c(i) = nu | Y) ∝ exp(-beta |x_i - y_nu|^2)``,
-so the agreement kernel of §8.4 on a common set of ``n`` objects factorises,
+The method (Buhmann 2010; the notes' §8.4): two instances ``X'``, ``X''``,
+independent measurements of the same ``n`` objects, are clustered
+separately. With the Boltzmann weights of §8.2 the posterior of a labeling
+given the code vectors ``Y`` is factorial, ``p(c(i) = nu | Y) ∝ exp(-beta
+|x_i - y_nu|^2)``, each computed on its own instance, so the agreement
+kernel of §8.4 factorises,
 
     k(X', X'') = sum_c P(c | X') P(c | X'') = prod_i sum_nu p'_{i nu} p''_{i nu},
 
-(the code vectors of the second half matched to the first by the Hungarian
-method, as labels are exchangeable). The approximation capacity per object
-is ``(1/n) log(|C| k(X', X''))`` with ``|C| = k^n`` labelings:
+(the code vectors of the second instance matched to the first by the
+Hungarian method, as labels are exchangeable). The approximation capacity
+per object is ``(1/n) log(|T| k(X', X''))``, ``|T|`` the codebook: the
+``n! / prod n_nu!`` object permutations that change the labeling (``(1/n)
+log |T|`` the entropy of the cluster sizes, the default with two
+instances) or the notes' ``k^n`` labelings:
 
-    I(beta) = (1/n) sum_i log(k sum_nu p'_{i nu} p''_{i nu})   (nats).
+    I(beta) = (1/n) log |T| + (1/n) sum_i log(sum_nu p'_{i nu} p''_{i nu})   (nats).
 
-It is 0 at ``beta = 0`` (every labeling equally likely under both), tends
-to ``log k`` per object where the two solutions agree and to ``-inf`` where
-they disagree as ``beta -> inf``; its maximum over ``beta`` is the
-informativeness the data support at that k (Buhmann 2010). The chosen k
-maximises it.
+Its maximum over ``beta`` is the informativeness the data support at that
+k; k maximises it, ties within one standard error going to the smaller k.
+
+With one data set, ``posterior_agreement`` without ``X_second`` runs a
+heuristic: the two halves of random splits are clustered and both
+posteriors are evaluated on the same points (docs/derivations/
+posterior_agreement.md §0).
 """
 
 import math
@@ -555,25 +562,32 @@ def posterior_agreement(
 
     Notes
     -----
-    Fraction of 40 data sets on which k-means posterior agreement (k = 1…8,
-    labeling codebook) finds the true k, measured by ``selection-comparison``
-    (two instances: both measurements drawn from the generating clusters,
-    object by object):
+    Fraction of 40 data sets on which k-means posterior agreement (k = 1…8)
+    finds the true k on the generators of ``selection-comparison`` (two
+    instances: each object's two measurements independent draws from its
+    generating cluster):
 
-    ======================================  ==========  ==============
-    protocol, rule                          4 sharp     Tibshirani's 3
-    ======================================  ==========  ==============
-    two instances, ``global-se-max``        1.00        1.00
-    split sample, ``first-se-max``          0.70        0.93
-    split sample, ``global-max``            0.40        0.00
-    ======================================  ==========  ==============
+    ===========================================  =======  ==============
+    protocol, codebook, rule                     4 sharp  Tibshirani's 3
+    ===========================================  =======  ==============
+    two instances, entropy, ``global-se-max``    1.00     1.00
+    two instances, entropy, ``global-max``       0.85     0.85
+    two instances, labelings, ``global-se-max``  0.53     1.00
+    split sample, labelings, ``first-se-max``    0.70     0.93
+    split sample, labelings, ``global-max``      0.40     0.00
+    ===========================================  =======  ==============
 
     With one sample the two posteriors are evaluated on the same points, so
     a k-means tessellation of a single Gaussian cluster is reproduced and
     the capacity keeps growing with k (on a uniform null too); with two
     instances each object's two measurements fall on either side of such a
-    cut independently, and the extra clusters cost capacity. See
-    :ref:`the selection comparison <selection-pick-rates>`.
+    cut independently, and with the entropy codebook a cut cluster costs as
+    much agreement as the larger codebook gains (an exact tie, which the
+    1-SE rule gives to the smaller k). Neither halves paired object to
+    object nor instances drawn from a kernel-density noise model reproduce
+    the two-instance choice (0.48 and 0.78 on the three clusters). See
+    :ref:`the selection comparison <selection-pick-rates>` and
+    ``docs/derivations/posterior_agreement.md``.
 
     Examples
     --------
@@ -732,7 +746,7 @@ def _state_at(path, T):
     return np.asarray(path.centers[j]), np.asarray(path.weights[j])
 
 
-def _path_capacity(Xa, Xb, path_a, path_b, betas):
+def _path_capacity(Xa, Xb, path_a, path_b, betas, codebook):
     out = np.empty(len(betas))
     k_eff = np.empty(len(betas))
     for j, beta in enumerate(betas):
@@ -746,7 +760,8 @@ def _path_capacity(Xa, Xb, path_a, path_b, betas):
         ra, rb = linear_sum_assignment(cost)
         k = max(Ya.shape[0], Yb.shape[0])
         # unmatched code vectors have no partner: their products are zero
-        out[j] = float(np.mean(math.log(k) + logsumexp(la[:, ra] + lb[:, rb], axis=1)))
+        log_size = _log_codebook(-la, k, codebook)
+        out[j] = log_size + float(np.mean(logsumexp(la[:, ra] + lb[:, rb], axis=1)))
         k_eff[j] = 0.5 * (Ya.shape[0] + Yb.shape[0])
     return out, k_eff
 
@@ -766,7 +781,9 @@ def posterior_agreement_path(
     With ``X_second``, a second measurement of the objects of ``X``
     (row-aligned), each instance is annealed and each posterior is computed
     on its own instance's measurements (the published two-instance
-    protocol). Without it (a one-sample heuristic), each split's halves are
+    protocol), and the codebook is the entropy of the first instance's
+    cluster sizes at each temperature (``log k`` rewards a cut cluster, see
+    :func:`posterior_agreement`). Without it (a one-sample heuristic), each split's halves are
     annealed and both posteriors are computed on the same points. Each
     instance (or half) is annealed by :class:`~statmechlearn.cluster.DeterministicAnnealing`
     up to ``max_clusters``; at inverse temperature ``beta`` each half's
@@ -829,7 +846,9 @@ def posterior_agreement_path(
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 paths.append(da.fit(part).path_)
-        values[s], k_eff[s] = _path_capacity(on_a, on_b, *paths, betas)
+        values[s], k_eff[s] = _path_capacity(
+            on_a, on_b, *paths, betas, "entropy" if two else "labelings"
+        )
     cap = values.mean(axis=0)
     se = values.std(axis=0, ddof=1) / math.sqrt(n_splits)
     best = int(np.argmax(cap))
