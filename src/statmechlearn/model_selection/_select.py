@@ -127,7 +127,10 @@ def select_n_clusters(X, clusterer=None, k_range=range(1, 11), method="gap", **k
     method : {"gap", "stability", "bic", "mdl", "posterior_agreement"}, default="gap"
     **kwargs
         Passed to the method: ``n_references``, ``reference``, ``rule``,
-        ``n_splits``, ``classifier``, ``betas``, ``random_state``, ``n_jobs``.
+        ``n_splits``, ``classifier``, ``betas``, ``random_state``, ``n_jobs``;
+        for ``posterior_agreement``, ``X_second`` (a second measurement of the
+        same objects, row-aligned with ``X``: the published two-instance
+        protocol; without it, a one-sample heuristic).
 
     Returns
     -------
