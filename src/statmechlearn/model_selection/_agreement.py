@@ -582,8 +582,9 @@ def posterior_agreement(
     the capacity keeps growing with k (on a uniform null too); with two
     instances each object's two measurements fall on either side of such a
     cut independently, and with the entropy codebook a cut cluster costs as
-    much agreement as the larger codebook gains (an exact tie, which the
-    1-SE rule gives to the smaller k). Neither halves paired object to
+    much agreement as the larger codebook gains (an exact tie for an even
+    cut, a gain of order 1/n for an uneven one, which the 1-SE rule gives
+    to the smaller k). Neither halves paired object to
     object nor instances drawn from a kernel-density noise model reproduce
     the two-instance choice (0.48 and 0.78 on the three clusters). See
     :ref:`the selection comparison <selection-pick-rates>` and
