@@ -94,6 +94,18 @@ def test_comparison_runs_and_reports_every_pick(tmp_path):
     assert len(two) == (len(ds["setting"]) - 1) * 2 * len(GAP_RULES)
 
 
+def test_comparison_reads_the_rules_posterior_agreement_applies_by_default():
+    from statmechlearn.model_selection import posterior_agreement
+    from statmechlearn.papers.selection.comparison import _PA, _PA2
+
+    rng = np.random.default_rng()
+    X, X2 = rng.normal(size=(40, 2)), rng.normal(size=(40, 2))
+    one = posterior_agreement(X, k_range=[1, 2], n_splits=2, random_state=rng)
+    two = posterior_agreement(X, k_range=[1, 2], X_second=X2, random_state=rng)
+    assert _PA["PA, labelings"] == ("labelings", one.rule)
+    assert _PA2["PA two instances"] == (two.codebook, two.rule)
+
+
 def test_comparison_overshoot_check_can_fail():
     """In full mode the paired over-estimation difference is a one-sided verdict."""
     spec = get("selection-comparison")
