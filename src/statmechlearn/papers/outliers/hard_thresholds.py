@@ -275,7 +275,7 @@ HARD_THRESHOLDS = FigureSpec(
         "docs/derivations/outliers_hard_branches.md) on the same data at gamma = 0.1, "
         "alpha = 1000, N = 25 (4 seeds, bisection resolution 0.06) keeps a state below the "
         "trivial one to eta = 2.21 in every sample (EM from the teacher: 0.91) and learning "
-        "(R/sqrt(Q) >= 1/2) to 2.21, 2.09, 2.21 and 1.15; at gamma = 10, alpha = 1000 "
+        "(R/sqrt(Q) >= 1/2) to 2.21, 2.09, 2.21 and 1.26; at gamma = 10, alpha = 1000 "
         "(2 seeds) its lowest state stops learning at 5.97 and 6.65, near RS eta_learn "
         "(6.01), where EM from the teacher still learns (6.99, 7.33). A paper-scale rerun "
         "with the estimator is not part of this figure."
