@@ -62,6 +62,8 @@ class Fresh:
 
 _X = np.array([[0.0, 0.1], [0.2, -0.1], [-0.1, 0.0], [3.0, 3.1], [3.2, 2.9], [2.9, 3.0]])
 _X12 = np.vstack([_X, _X + np.array([0.05, -0.05])])
+# a second measurement of the same twelve objects (posterior agreement's two instances)
+_X12_SECOND = _X12 + np.array([-0.03, 0.02])
 _CENTERS = np.array([[[0.0, 0.0], [3.0, 3.0]]])
 _LOG_W = np.log(np.full((1, 2), 0.5))
 _LABELS = np.array([0, 0, 0, 1, 1, 1])
@@ -467,6 +469,7 @@ CALLS = {
     },
     "statmechlearn.model_selection.posterior_agreement": {
         "X": (_X12, _NONNEG),
+        "X_second": (_X12_SECOND, _NONNEG),
         "clusterer": (_kmeans(), OBJECT),
         "k_range": (_KR2, set()),
         "betas": (np.array([0.1, 1.0]), {"zero"}),
@@ -480,6 +483,7 @@ CALLS = {
     },
     "statmechlearn.model_selection.posterior_agreement_path": {
         "X": (_X12, _NONNEG),
+        "X_second": (_X12_SECOND, _NONNEG),
         "max_clusters": (2, set()),
         "betas": (np.array([0.1, 1.0]), {"zero"}),
         "n_splits": (2, set()),
@@ -496,6 +500,7 @@ CALLS = {
     },
     "statmechlearn.model_selection.simulate_protocol": {
         "X": (_X12, _NONNEG),
+        "X_second": (_X12_SECOND, _NONNEG),
         "n_clusters": (2, set()),
         "rates": (np.array([0.1, 0.3]), set()),
         "clusterer": (_kmeans(), OBJECT),
