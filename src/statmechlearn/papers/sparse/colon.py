@@ -383,12 +383,13 @@ def plot_table1(ds, ax=None):
             ("sim_literal_loo_cavity", "--", "LOO eq. (56)"),
             ("sim_literal_loo_exact", ":", "exact LOO"),
         ):
-            mean = [100 * np.mean(_curve(ds, var, protocol, c)) for c in C]
+            # the stored rates themselves (their mean over splits), not rescaled to percent
+            mean = [np.mean(_curve(ds, var, protocol, c)) for c in C]
             ax[3].plot(C, mean, style, marker="o", ms=3, color=f"C{j}", label=f"{protocol}: {what}")
-    ax[3].axhline(PAPER_TABLE1["SBC whitened κ=0.4"][0], color="0.5", lw=0.8)
+    ax[3].axhline(PAPER_TABLE1["SBC whitened κ=0.4"][0] / 100, color="0.5", lw=0.8)
     ax[3].set_xscale("log")
     ax[3].set_xlabel("C (κ = 0.4; grey: the paper's whitened SBC)")
-    ax[3].set_ylabel("error (%)")
+    ax[3].set_ylabel("error rate")
     ax[3].legend(fontsize=6)
     return ax
 
