@@ -460,6 +460,19 @@ def _resolve_rule(rule, two_instance):
     return rule
 
 
+def _instance_pair(X, X_second, rng, half):
+    """The two instances a split compares, and the points each one's posterior is read on.
+
+    With a second measurement, each instance is its own; without one (the one-sample
+    heuristic) two disjoint random halves of ``X``, both read on the union of the halves.
+    """
+    if X_second is not None:
+        return X, X_second, X, X_second
+    perm = rng.permutation(X.shape[0])
+    both = X[perm[: 2 * half]]
+    return X[perm[:half]], X[perm[half : 2 * half]], both, both
+
+
 def posterior_agreement(
     X,
     clusterer=None,
@@ -629,12 +642,7 @@ def posterior_agreement(
     rng = check_random_state(random_state)
     pairs = []  # (split, k index, costs of the two solutions)
     for s in range(1 if two else n_splits):
-        if two:
-            A, B, on_a, on_b = X, X_second, X, X_second
-        else:
-            perm = rng.permutation(n)
-            A, B = X[perm[:half]], X[perm[half : 2 * half]]
-            on_a = on_b = X[perm[: 2 * half]]
+        A, B, on_a, on_b = _instance_pair(X, X_second, rng, half)
         seed = int(rng.integers(2**31 - 1))
         for j, k in enumerate(ks):
             if k == 1:
@@ -833,12 +841,7 @@ def posterior_agreement_path(
     values = np.empty((n_splits, betas.size))
     k_eff = np.empty((n_splits, betas.size))
     for s in range(n_splits):
-        if two:
-            A, B, on_a, on_b = Xc, X_second, Xc, X_second
-        else:
-            perm = rng.permutation(n)
-            A, B = Xc[perm[:half]], Xc[perm[half : 2 * half]]
-            on_a = on_b = Xc[perm[: 2 * half]]
+        A, B, on_a, on_b = _instance_pair(Xc, X_second, rng, half)
         paths = []
         for part in (A, B):
             da = DeterministicAnnealing(

@@ -215,20 +215,22 @@ def _plot_comparison(ds, ax=None):
     return ax
 
 
+def _true_k_rate(picks, setting):
+    """Fraction of seeds whose pick is the true k, with its binomial standard error."""
+    p = float(np.mean(picks == _TRUE_K[setting])) if picks.size else math.nan
+    return Measurement(p, _binomial(p, picks.size))
+
+
 def _comparison_checks(settings):
     def frac(setting, method):
         def compute(ds):
-            v = _picks(ds, setting, method)
-            p = float(np.mean(v == _TRUE_K[setting])) if v.size else math.nan
-            return Measurement(p, _binomial(p, v.size))
+            return _true_k_rate(_picks(ds, setting, method), setting)
 
         return compute
 
     def frac_rule(setting, codebook, rule):
         def compute(ds):
-            v = _pa_picks(ds, setting, codebook, rule)
-            p = float(np.mean(v == _TRUE_K[setting])) if v.size else math.nan
-            return Measurement(p, _binomial(p, v.size))
+            return _true_k_rate(_pa_picks(ds, setting, codebook, rule), setting)
 
         return compute
 
@@ -335,9 +337,7 @@ def _comparison_checks(settings):
     # every decision rule on the same capacity curves: what the default rule is chosen from
     def frac_rule_2i(setting, codebook, rule):
         def compute(ds):
-            v = _pa2_picks(ds, setting, codebook, rule)
-            p = float(np.mean(v == _TRUE_K[setting])) if v.size else math.nan
-            return Measurement(p, _binomial(p, v.size))
+            return _true_k_rate(_pa2_picks(ds, setting, codebook, rule), setting)
 
         return compute
 
