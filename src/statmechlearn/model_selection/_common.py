@@ -20,21 +20,21 @@ __all__ = [
 ]
 
 
-def check_X(X, min_samples=2):
+def check_X(X, min_samples=2, name="X"):
     """``X`` as a finite float (n, d) array with at least ``min_samples`` rows.
 
-    Every error names ``X``; entries beyond :data:`MAGNITUDE_RANGE` are refused,
-    as the selectors' squared distances would overflow.
+    Every error names ``X`` (or ``name``); entries beyond :data:`MAGNITUDE_RANGE` are
+    refused, as the selectors' squared distances would overflow.
     """
     if np.iscomplexobj(X):
-        raise TypeError("X must be real, got complex values")
+        raise TypeError(f"{name} must be real, got complex values")
     try:
-        X = check_array(X, dtype=np.float64, ensure_min_samples=min_samples, input_name="X")
+        X = check_array(X, dtype=np.float64, ensure_min_samples=min_samples, input_name=name)
     except ValueError as exc:
-        if re.search(r"\bX\b", str(exc)):
+        if re.search(rf"\b{name}\b", str(exc)):
             raise
-        raise ValueError(f"X is invalid: {exc}") from exc
-    check_magnitude(X, "X")
+        raise ValueError(f"{name} is invalid: {exc}") from exc
+    check_magnitude(X, name)
     return X
 
 
@@ -43,20 +43,12 @@ def check_X_second(X_second, X, name="X_second"):
 
     Row ``i`` of both arrays must measure the same object; only the shape can be checked.
     """
-    if np.iscomplexobj(X_second):
-        raise TypeError(f"{name} must be real, got complex values")
-    try:
-        Xs = check_array(X_second, dtype=np.float64, input_name=name)
-    except ValueError as exc:
-        if re.search(rf"\b{name}\b", str(exc)):
-            raise
-        raise ValueError(f"{name} is invalid: {exc}") from exc
+    Xs = check_X(X_second, min_samples=1, name=name)
     if Xs.shape != X.shape:
         raise ValueError(
             f"{name} must be row-aligned with X (a second measurement of the same objects, "
             f"shape {X.shape}), got shape {Xs.shape}"
         )
-    check_magnitude(Xs, name)
     return Xs
 
 
