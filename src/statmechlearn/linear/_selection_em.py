@@ -315,30 +315,45 @@ def hard_selection_energy(X, S, V, *, gamma, eta):
     return _selection_state(X, S, V, gamma, eta)[1]
 
 
+def _selection_energy(bb, k, N, gamma, eta):
+    """Energy (10) per N from ``|b|^2`` and the number ``k`` of examples selected."""
+    A = 1.0 + gamma * k / N
+    return eta * k / N - bb / (2.0 * N * A) + 0.5 * np.log(A)
+
+
+def _flip_gain_terms(bb, k, bw, w2, V, gamma, eta, N):
+    """Exact change of ``N`` times the energy (10) when each ``V_mu`` alone is flipped.
+
+    From ``|b|^2`` and ``k`` per selection, ``b . w_mu`` and ``|w_mu|^2`` per example
+    (``w_mu = gamma S_mu xi_mu / sqrt(N)``): adding or removing ``w_mu`` moves ``b`` and
+    ``A = 1 + gamma k / N`` by one example each.
+    """
+    A = 1.0 + gamma * k / N
+    d = 1.0 - 2.0 * V  # +1 adds the example, -1 removes it
+    A_new = A + d * gamma / N
+    return (
+        eta * d
+        - (bb + 2.0 * d * bw + w2) / (2.0 * A_new)
+        + bb / (2.0 * A)
+        + 0.5 * N * np.log(A_new / A)
+    )
+
+
 def _selection_state(X, S, V, gamma, eta):
     """``b = gamma sum V S xi / sqrt(N)`` (one pass over X) and the energy (10) per N."""
     N = X.shape[-1]
-    k = V.sum(axis=1)
     b = gamma[:, None] * _hebb_sum(X, S, V) / np.sqrt(N)
-    A = 1.0 + gamma * k / N
-    return b, eta * k / N - np.einsum("rn,rn->r", b, b) / (2.0 * N * A) + 0.5 * np.log(A)
+    return b, _selection_energy(np.einsum("rn,rn->r", b, b), V.sum(axis=1), N, gamma, eta)
 
 
 def _flip_gains(X, S, V, b, gamma, eta, row_sq):
     """Exact change of the energy (10) when each V_mu alone is flipped (one pass over X)."""
     N = X.shape[-1]
-    bb = np.einsum("rn,rn->r", b, b)
-    A = (1.0 + gamma * V.sum(axis=1) / N)[:, None]
+    bb = np.einsum("rn,rn->r", b, b)[:, None]
     bw = gamma[:, None] * _fields(X, S, b)
     w2 = gamma[:, None] ** 2 * row_sq / N
-    d = 1.0 - 2.0 * V  # +1 adds the example, -1 removes it
-    A_new = A + d * gamma[:, None] / N
-    return (
-        eta[:, None] * d
-        - (bb[:, None] + 2.0 * d * bw + w2) / (2.0 * A_new)
-        + bb[:, None] / (2.0 * A)
-        + 0.5 * N * np.log(A_new / A)
-    )
+    k = V.sum(axis=1)[:, None]
+    return _flip_gain_terms(bb, k, bw, w2, V, gamma[:, None], eta[:, None], N)
 
 
 def _flip_descent(X, S, V, gamma, eta, max_iter):

@@ -36,7 +36,11 @@ about as much as one.
 import numpy as np
 
 from statmechlearn._core.validation import check_array_finite, check_int
-from statmechlearn.linear._selection_em import hard_selection_em
+from statmechlearn.linear._selection_em import (
+    _flip_gain_terms,
+    _selection_energy,
+    hard_selection_em,
+)
 
 __all__ = [
     "HARD_START_QUANTILES",
@@ -144,11 +148,9 @@ def direction_starts(X, S, n_directions=4, quantiles=(0.1, 0.25, 0.5)):
 def _state(X, S, V, gamma, eta):
     """``b`` (m, N) and energy per N (m,) of the selections V (m, P)."""
     N = X.shape[1]
-    k = V.sum(axis=1)
     # X.T @ W.T: OpenBLAS's threaded (m, P) @ (P, N) with m << P is 40x slower
     b = gamma * (X.T @ (V * S).T).T / np.sqrt(N)
-    A = 1.0 + gamma * k / N
-    return b, eta * k / N - np.einsum("mn,mn->m", b, b) / (2.0 * N * A) + 0.5 * np.log(A)
+    return b, _selection_energy(np.einsum("mn,mn->m", b, b), V.sum(axis=1), N, gamma, eta)
 
 
 def _best_selection(X, S, J, gamma, eta):
@@ -177,17 +179,9 @@ def _flip_gains(X, S, V, b, gamma, eta, row_sq):
     """Exact change of N E(V) when each V_mu alone is flipped, shape (m, P)."""
     N = X.shape[1]
     bb = np.einsum("mn,mn->m", b, b)[:, None]
-    A = 1.0 + gamma * V.sum(axis=1, keepdims=True) / N
     bw = gamma * S * (X @ b.T).T / np.sqrt(N)  # b . w_mu with w_mu = gamma S xi / sqrt(N)
     w2 = gamma**2 * row_sq / N
-    d = 1.0 - 2.0 * V  # +1 adds the example, -1 removes it
-    A_new = A + d * gamma / N
-    return (
-        eta * d
-        - (bb + 2.0 * d * bw + w2) / (2.0 * A_new)
-        + bb / (2.0 * A)
-        + 0.5 * N * np.log(A_new / A)
-    )
+    return _flip_gain_terms(bb, V.sum(axis=1, keepdims=True), bw, w2, V, gamma, eta, N)
 
 
 def _flip_step(X, S, V, b, energy, gamma, eta, row_sq, tiny):
