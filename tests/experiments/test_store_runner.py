@@ -69,7 +69,10 @@ def test_damaged_file_is_detected_and_recomputed(tmp_path, small_spec, damage):
         ds.to_netcdf(path, engine="h5netcdf")
     with pytest.warns(RuntimeWarning, match="recomputing") as record:
         again = run_experiment(small_spec, "quick", out=tmp_path, progress=False)
-    assert record[0].filename == __file__  # the caller's line, not the store's
+    # only the store's own warning: pytest.warns records every warning in the window, and a
+    # library (xarray) can warn from elsewhere in a shared worker process
+    ours = [r for r in record if "recomputing" in str(r.message)]
+    assert [r.filename for r in ours] == [__file__]  # the caller's line, not the store's
     assert again.n_computed == first.n_cells
     assert path.with_suffix(".nc.damaged").exists()
     np.testing.assert_array_equal(again.dataset["sim_R"].values, first.dataset["sim_R"].values)
