@@ -107,13 +107,23 @@ def _check_selection(V, name, shape):
 
 
 def _hebb_sum(X, S, weights):
-    """``sum_mu w_mu S_mu xi_mu`` per run: one pass over X (BLAS)."""
-    return np.einsum("rp,rpn->rn", weights * S, X)
+    """``sum_mu w_mu S_mu xi_mu`` per run: one pass over X (BLAS).
+
+    With one shared data set (``X`` of shape (1, P, N)) and m rows of
+    ``weights``, all m sums are one matrix product, which reads X once.
+    """
+    W = weights * S
+    if X.shape[0] == 1:
+        # X.T @ W.T: OpenBLAS's threaded (m, P) @ (P, N) with m << P is 40x slower
+        return (X[0].T @ W.T).T
+    return np.matmul(W[:, None, :], X)[:, 0, :]
 
 
 def _fields(X, S, J):
-    """Local fields ``h = S xi.J / sqrt(N)``, shape (n_runs, P)."""
-    return S * np.einsum("rpn,rn->rp", X, J) / np.sqrt(X.shape[-1])
+    """Local fields ``h = S xi.J / sqrt(N)``, shape (n_runs, P); X may be shared (1, P, N)."""
+    if X.shape[0] == 1:
+        return S * (X[0] @ J.T).T / np.sqrt(X.shape[-1])
+    return S * np.matmul(X, J[:, :, None])[:, :, 0] / np.sqrt(X.shape[-1])
 
 
 def _j_from_weights(X, S, weights, gamma):
@@ -356,33 +366,47 @@ def _flip_gains(X, S, V, b, gamma, eta, row_sq):
     return _flip_gain_terms(bb, k, bw, w2, V, gamma[:, None], eta[:, None], N)
 
 
+def _rows(X, S, idx):
+    """The data of the runs ``idx``: all of them share X and S when X has one run."""
+    return (X, S) if X.shape[0] == 1 else (X[idx], S[idx])
+
+
 def _flip_descent(X, S, V, gamma, eta, max_iter):
     """Flip V's until no single flip lowers the energy (10); (V, iterations, converged).
 
     Each iteration reads X twice: the fields of the current ``b`` and the
-    ``b`` of the trial selection, which is the next iteration's ``b``.
+    ``b`` of the trial selection, which is the next iteration's ``b``. Runs
+    at a local minimum drop out of the products.
     """
     row_sq = np.einsum("rpn,rpn->rp", X, X)
-    converged = np.zeros(X.shape[0], dtype=bool)
+    V = V.copy()
+    converged = np.zeros(V.shape[0], dtype=bool)
     b, energy = _selection_state(X, S, V, gamma, eta)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
-        gains = _flip_gains(X, S, V, b, gamma, eta, row_sq) * X.shape[-1]
-        improving = gains < -1e-10
-        converged = ~improving.any(axis=1)
+        idx = np.flatnonzero(~converged)
+        Xa, Sa = _rows(X, S, idx)
+        ga, ea, Va = gamma[idx], eta[idx], V[idx]
+        gains = _flip_gains(Xa, Sa, Va, b[idx], ga, ea, _rows(row_sq, row_sq, idx)[0])
+        improving = gains * X.shape[-1] < -1e-10
+        stuck = ~improving.any(axis=1)
+        converged[idx[stuck]] = True
         if converged.all():
             break
         # all improving flips at once; where their interaction undoes the gain, the best one
-        trial = np.where(improving, 1.0 - V, V)
-        trial_b, trial_energy = _selection_state(X, S, trial, gamma, eta)
-        worse = trial_energy >= energy
+        trial = np.where(improving, 1.0 - Va, Va)
+        trial_b, trial_energy = _selection_state(Xa, Sa, trial, ga, ea)
+        worse = (trial_energy >= energy[idx]) & ~stuck
         if worse.any():
-            rows = np.nonzero(worse & ~converged)[0]
+            rows = np.nonzero(worse)[0]
             best = np.argmin(gains[rows], axis=1)
-            trial[rows] = V[rows]
-            trial[rows, best] = 1.0 - V[rows, best]
-            trial_b, trial_energy = _selection_state(X, S, trial, gamma, eta)
-        V, b, energy = trial, trial_b, trial_energy
+            trial[rows] = Va[rows]
+            trial[rows, best] = 1.0 - Va[rows, best]
+            Xw, Sw = _rows(Xa, Sa, rows)
+            trial_b[rows], trial_energy[rows] = _selection_state(
+                Xw, Sw, trial[rows], ga[rows], ea[rows]
+            )
+        V[idx], b[idx], energy[idx] = trial, trial_b, trial_energy
     return V, n_iter, converged
 
 
@@ -419,24 +443,38 @@ def hard_selection_em(X, S, *, gamma, eta, V0=None, max_iter=500, polish=True):
         and flip iterations together.
     """
     X, S = _check_data(X, S)
-    n_runs, _, N = X.shape
+    n_runs = X.shape[0]
     gamma = _per_run(gamma, "gamma", n_runs, positive=True)
     eta = _per_run(eta, "eta", n_runs, positive=False)
     V = np.ones(S.shape) if V0 is None else np.array(_check_selection(V0, "V0", S.shape))
     max_iter = check_int(max_iter, "max_iter", minimum=1)
-    flips = np.full(n_runs, S.shape[1])
+    return _hard_em(X, S, V, gamma, eta, max_iter, polish)
+
+
+def _hard_em(X, S, V, gamma, eta, max_iter, polish):
+    """:func:`hard_selection_em` on checked arrays; X and S may be shared by all V's rows.
+
+    ``X`` (1, P, N) and ``S`` (1, P) with ``V``, ``gamma`` and ``eta`` of m rows run
+    EM from m starts on one data set, one matrix product per step for all of them.
+    """
+    N = X.shape[-1]
+    flips = np.full(V.shape[0], S.shape[1])
     n_iter = 0
+    V = V.copy()
     J = _j_from_weights(X, S, V, gamma)
     for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
-        a = gamma * V.sum(axis=1) / N + 1.0
-        Q = np.einsum("rn,rn->r", J, J) / N
-        cost = (
-            -gamma[:, None] * _fields(X, S, J) + (gamma * Q / 2.0 + eta + gamma / (2 * a))[:, None]
-        )
+        # runs at a fixed point drop out of the products
+        idx = np.flatnonzero(flips > 0)
+        Xa, Sa = _rows(X, S, idx)
+        ga, Ja = gamma[idx], J[idx]
+        a = ga * V[idx].sum(axis=1) / N + 1.0
+        Q = np.einsum("rn,rn->r", Ja, Ja) / N
+        threshold = ga * Q / 2.0 + eta[idx] + ga / (2 * a)
+        cost = -ga[:, None] * _fields(Xa, Sa, Ja) + threshold[:, None]
         V_new = (cost < 0).astype(float)
-        flips = np.sum(V_new != V, axis=1)
-        V = V_new
-        J = _j_from_weights(X, S, V, gamma)
+        flips[idx] = np.sum(V_new != V[idx], axis=1)
+        V[idx] = V_new
+        J[idx] = _j_from_weights(Xa, Sa, V_new, ga)
         if np.all(flips == 0):
             break
     converged = flips == 0

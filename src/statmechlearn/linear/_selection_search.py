@@ -38,8 +38,8 @@ import numpy as np
 from statmechlearn._core.validation import check_array_finite, check_int
 from statmechlearn.linear._selection_em import (
     _flip_gain_terms,
+    _hard_em,
     _selection_energy,
-    hard_selection_em,
 )
 
 __all__ = [
@@ -146,54 +146,72 @@ def direction_starts(X, S, n_directions=4, quantiles=(0.1, 0.25, 0.5)):
 
 
 def _state(X, S, V, gamma, eta):
-    """``b`` (m, N) and energy per N (m,) of the selections V (m, P)."""
+    """``b`` (m, N) and energy per N (m,) of the selections V (m, P): one pass over X."""
     N = X.shape[1]
     # X.T @ W.T: OpenBLAS's threaded (m, P) @ (P, N) with m << P is 40x slower
     b = gamma * (X.T @ (V * S).T).T / np.sqrt(N)
     return b, _selection_energy(np.einsum("mn,mn->m", b, b), V.sum(axis=1), N, gamma, eta)
 
 
-def _best_selection(X, S, J, gamma, eta):
-    """Exact ``argmin_V F(V, J)`` for each row of J: the k smallest costs at the best k.
+def _moved_state(X, S, V, trial, b, gamma, eta):
+    """``b`` and energy per N of the selections ``trial`` from ``b`` of ``V``.
 
-    Only examples of negative cost can be selected (each one adds its cost
-    and a positive ``ln A`` increment), so only those are sorted.
+    Late in a descent a step changes few examples and ``b`` moves by their
+    ``w_mu = gamma S_mu xi_mu / sqrt(N)``: only those rows of X are read. A
+    selection that changed in many examples is summed anew.
     """
-    N = X.shape[1]
-    Q = np.einsum("mn,mn->m", J, J) / N
-    cost = eta + gamma * Q[:, None] / 2.0 - gamma * S * (X @ J.T).T / np.sqrt(N)
+    P, N = X.shape
+    new_b = np.empty_like(b)
+    for r in range(trial.shape[0]):
+        changed = np.flatnonzero(trial[r] != V[r])
+        if changed.size > P // 8:
+            new_b[r] = gamma * ((trial[r] * S) @ X) / np.sqrt(N)
+        else:
+            delta = (trial[r, changed] - V[r, changed]) * S[changed]
+            new_b[r] = b[r] + gamma * (delta @ X[changed]) / np.sqrt(N)
+    bb = np.einsum("mn,mn->m", new_b, new_b)
+    return new_b, _selection_energy(bb, trial.sum(axis=1), N, gamma, eta)
+
+
+def _best_selection(cost, gamma, N):
+    """Exact ``argmin_V F(V, J)`` for each row of ``cost``: the k smallest costs at the best k.
+
+    The k-th example selected adds its cost and ``(N/2) ln(A_k / A_{k-1})``,
+    which lies in ``[N gamma / (2 (N + gamma k_max)), gamma / 2]`` for the
+    ``k_max`` examples of negative cost. So every example of cost below
+    ``-gamma / 2`` is in the minimum, none above minus the lower bound is, and
+    only the band between them is sorted.
+    """
     V = np.zeros_like(cost)
-    for r in range(J.shape[0]):
-        candidates = np.flatnonzero(cost[r] < 0.0)
-        if candidates.size == 0:
+    for r in range(cost.shape[0]):
+        c = cost[r]
+        negative = np.flatnonzero(c < 0.0)
+        if negative.size == 0:
             continue
-        order = candidates[np.argsort(cost[r, candidates], kind="stable")]
-        k = np.arange(order.size + 1)
-        total = np.concatenate(([0.0], np.cumsum(cost[r, order])))
-        total += 0.5 * N * np.log1p(gamma * k / N)
-        V[r, order[: int(np.argmin(total))]] = 1.0
+        lowest = 0.5 * N * gamma / (N + gamma * negative.size)
+        sure = negative[c[negative] < -0.5 * gamma]
+        band = negative[(c[negative] >= -0.5 * gamma) & (c[negative] < -lowest)]
+        band = band[np.argsort(c[band], kind="stable")]
+        k = sure.size + np.arange(band.size + 1)
+        total = np.concatenate(([0.0], np.cumsum(c[band]))) + 0.5 * N * np.log1p(gamma * k / N)
+        V[r, sure] = 1.0
+        V[r, band[: int(np.argmin(total))]] = 1.0
     return V
 
 
-def _flip_gains(X, S, V, b, gamma, eta, row_sq):
-    """Exact change of N E(V) when each V_mu alone is flipped, shape (m, P)."""
-    N = X.shape[1]
-    bb = np.einsum("mn,mn->m", b, b)[:, None]
-    bw = gamma * S * (X @ b.T).T / np.sqrt(N)  # b . w_mu with w_mu = gamma S xi / sqrt(N)
-    w2 = gamma**2 * row_sq / N
-    return _flip_gain_terms(bb, V.sum(axis=1, keepdims=True), bw, w2, V, gamma, eta, N)
-
-
-def _flip_step(X, S, V, b, energy, gamma, eta, row_sq, tiny):
+def _flip_step(X, S, V, b, energy, gains, tiny, gamma, eta):
     """Exact single-example flips: the t best improving ones at once, t halved until (10) drops.
 
+    ``gains`` are the exact changes of the energy per N of each single flip.
     Returns the new (V, b, energy) and whether each row moved; a row with no
     improving flip is a local minimum of (10) under single flips.
     """
-    N = X.shape[1]
-    gains = _flip_gains(X, S, V, b, gamma, eta, row_sq) / N
-    n_improving = np.sum(gains < -tiny, axis=1)
-    order = np.argsort(gains, axis=1, kind="stable")
+    # only the improving flips are ranked: late in a descent they are few of P
+    order = []
+    for g in gains:
+        improving = np.flatnonzero(g < -tiny)
+        order.append(improving[np.argsort(g[improving], kind="stable")])
+    n_improving = np.array([o.size for o in order], dtype=int)
     moved = np.zeros(V.shape[0], dtype=bool)
     V, b, energy = V.copy(), b.copy(), energy.copy()
     t = n_improving.copy()
@@ -202,9 +220,9 @@ def _flip_step(X, S, V, b, energy, gamma, eta, row_sq, tiny):
         rows = np.nonzero(pending)[0]
         trial = V[rows].copy()
         for i, r in enumerate(rows):
-            chosen = order[r, : t[r]]
+            chosen = order[r][: t[r]]
             trial[i, chosen] = 1.0 - trial[i, chosen]
-        tb, te = _state(X, S, trial, gamma, eta)
+        tb, te = _moved_state(X, S, V[rows], trial, b[rows], gamma, eta)
         lower = te < energy[rows] - tiny
         done = rows[lower]
         V[done], b[done], energy[done] = trial[lower], tb[lower], te[lower]
@@ -218,9 +236,16 @@ def _flip_step(X, S, V, b, energy, gamma, eta, row_sq, tiny):
 
 
 def _descend(X, S, V, gamma, eta, max_iter):
-    """Coordinate descent, then single flips, repeated until neither lowers (10)."""
+    """Coordinate descent, then single flips, repeated until neither lowers (10).
+
+    One pass over X per iteration: the products ``b . w_mu`` of every example
+    give both the coordinate step's costs at ``J = b / A`` and the exact
+    single-flip gains at the same ``b``; the ``b`` of each trial selection is
+    updated from the examples it changes. ``b`` and the energies are summed
+    anew from X at the end.
+    """
     N = X.shape[1]
-    row_sq = np.einsum("pn,pn->p", X, X)
+    w2 = gamma**2 * np.einsum("pn,pn->p", X, X) / N
     b, energy = _state(X, S, V, gamma, eta)
     active = np.ones(V.shape[0], dtype=bool)
     n_iter = 0
@@ -228,25 +253,35 @@ def _descend(X, S, V, gamma, eta, max_iter):
     while active.any() and n_iter < max_iter:
         n_iter += 1
         idx = np.nonzero(active)[0]
-        A = 1.0 + gamma * V[idx].sum(axis=1) / N
-        trial = _best_selection(X, S, b[idx] / A[:, None], gamma, eta)
-        trial_b, trial_energy = _state(X, S, trial, gamma, eta)
+        Vi, bi = V[idx], b[idx]
+        k = Vi.sum(axis=1)
+        A = 1.0 + gamma * k / N
+        bb = np.einsum("mn,mn->m", bi, bi)
+        bw = gamma * S * (X @ bi.T).T / np.sqrt(N)  # b . w_mu, the iteration's one pass
+        cost = eta + gamma * bb[:, None] / (2.0 * N * A[:, None] ** 2) - bw / A[:, None]
+        trial = _best_selection(cost, gamma, N)
+        trial_b, trial_energy = _moved_state(X, S, Vi, trial, bi, gamma, eta)
         moved = trial_energy < energy[idx] - tiny
         keep = idx[moved]
         V[keep], b[keep], energy[keep] = trial[moved], trial_b[moved], trial_energy[moved]
-        # where the coordinate step is stuck, the exact single flips
-        stuck = idx[~moved]
-        if stuck.size:
+        # where the coordinate step is stuck, the exact single flips at the same b
+        if not moved.all():
+            st = ~moved
+            gains = (
+                _flip_gain_terms(bb[st, None], k[st, None], bw[st], w2, Vi[st], gamma, eta, N) / N
+            )
+            stuck = idx[st]
             fV, fb, fe, flipped = _flip_step(
-                X, S, V[stuck], b[stuck], energy[stuck], gamma, eta, row_sq, tiny
+                X, S, Vi[st], bi[st], energy[stuck], gains, tiny, gamma, eta
             )
             V[stuck], b[stuck], energy[stuck] = fV, fb, fe
             active[stuck[~flipped]] = False
         # descents that met continue as one: the later copies stop
         for i in np.nonzero(active)[0]:
-            earlier = np.nonzero(energy[:i] == energy[i])[0]
+            earlier = np.nonzero(np.abs(energy[:i] - energy[i]) < 1e-9)[0]
             if any(np.array_equal(V[j], V[i]) for j in earlier):
                 active[i] = False
+    b, energy = _state(X, S, V, gamma, eta)
     return V, b, energy, n_iter, ~active
 
 
@@ -292,13 +327,12 @@ def hard_selection_search(X, S, *, gamma, eta, starts, max_iter=500, em_fixed_po
     if em_fixed_points:
         # the published EM's fixed point of every start descends too, so the search ends
         # at or below what EM (26)-(28) with its flip polish reaches from the same starts
-        em = [
-            hard_selection_em(
-                X[None], S[None], gamma=gamma, eta=eta, V0=v[None], max_iter=max_iter
-            ).V
-            for v in starts
-        ]
-        starts = np.vstack([starts, *em])
+        # at once: one product over the shared X per EM step for all starts
+        m = starts.shape[0]
+        em = _hard_em(
+            X[None], S[None], starts.copy(), np.full(m, gamma), np.full(m, eta), max_iter, True
+        )
+        starts = np.vstack([starts, em.V])
     V, b, energies, n_iter, converged = _descend(X, S, starts, gamma, eta, max_iter)
     best = int(np.argmin(energies))
     if energies[best] < 0.0:
