@@ -31,6 +31,8 @@ mean is far from the origin. The pass needs O(B K d) memory beyond ``X``;
 :func:`posterior` returns O(n B K).
 """
 
+import threading
+
 import numba
 import numpy as np
 from scipy.special import logsumexp
@@ -65,6 +67,33 @@ _FAST = {"reassoc", "contract"}
 # product) when more than this fraction of its rows is soft; below it the hard
 # rows are summed one by one and only the soft ones are gathered.
 _SOFT_DENSE = 0.5
+# Whether this thread is inside :func:`blas_held`: the passes then skip their own
+# one_blas_thread, whose entry and exit (threadpoolctl reading and setting every
+# library's limit) cost 14 us, as much as a whole pass over iris on one thread.
+_HELD = threading.local()
+
+
+class blas_held:
+    """:func:`~statmechlearn._core.threads.one_blas_thread` for a whole fit, entered once.
+
+    The passes inside it run as under their own ``one_blas_thread`` without
+    entering it again (a fit runs hundreds of passes on small data); nested
+    uses on the same thread enter it only at the outermost.
+    """
+
+    def __enter__(self):
+        self._outer = not getattr(_HELD, "on", False)
+        if self._outer:
+            self._limit = one_blas_thread()
+            self._limit.__enter__()
+            _HELD.on = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._outer:
+            _HELD.on = False
+            return self._limit.__exit__(*exc)
+        return None
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
@@ -273,12 +302,18 @@ def _pass_kernel(X, cy, x_sq, y_sq, log_w, inv_t, with_stats):
         np.zeros((n_blocks, B)),
     )
     args = (X, cy, x_sq, y_sq, log_w, inv_t, with_stats)
-    if min(numba.get_num_threads(), n_blocks) <= 1:
+    # (numba's thread count is asked only where there are blocks to share: a few
+    # microseconds, as much as a pass over small data)
+    if n_blocks <= 1 or numba.get_num_threads() <= 1:
         _pass_blocks(*args, 0, n_blocks, *slots)
     else:
         _pass_blocks_parallel(*args, *slots)
-    # the blocks' slots added in block order: no bit depends on the thread count
-    sums, mass, dist, log_z, plogp = (np.add.reduce(a, axis=0) for a in slots)
+    # the blocks' slots added in block order: no bit depends on the thread count (one
+    # block's slot is its own sum, and taken as it is costs no reduction)
+    if n_blocks == 1:
+        sums, mass, dist, log_z, plogp = (a[0] for a in slots)
+    else:
+        sums, mass, dist, log_z, plogp = (np.add.reduce(a, axis=0) for a in slots)
     return sums.reshape(B, K, d), mass, dist, log_z, plogp
 
 
@@ -442,28 +477,36 @@ def _pass(X, centers, log_weights, temperature, x_sq, *, with_stats):
     cy = np.ascontiguousarray(centers.reshape(B * K, d))
     y_sq = np.einsum("bkd,bkd->bk", centers, centers)
     log_weights = np.ascontiguousarray(log_weights, dtype=float)
-    out = None
+    args = (X, cy, x_sq, y_sq, log_weights, 1.0 / temperature, with_stats)
+    if getattr(_HELD, "on", False):
+        return _spans(*args)
     # the kernel's per-block products must not start BLAS threads of their own
     with one_blas_thread():
-        # at most _SPAN rows per call bounds the per-block buffers at O(K d)
-        for start in range(0, X.shape[0], _SPAN):
-            stop = start + _SPAN
-            part = _pass_kernel(
-                X[start:stop],
-                cy,
-                x_sq[start:stop],
-                y_sq,
-                log_weights,
-                1.0 / temperature,
-                with_stats,
-            )
-            out = part if out is None else tuple(a + b for a, b in zip(out, part, strict=True))
+        return _spans(*args)
+
+
+def _spans(X, cy, x_sq, y_sq, log_weights, inv_t, with_stats):
+    """The pass over ``X``, ``_SPAN`` rows per kernel call, summed in order."""
+    if 0 < X.shape[0] <= _SPAN:
+        return _pass_kernel(X, cy, x_sq, y_sq, log_weights, inv_t, with_stats)
+    out = None
+    # at most _SPAN rows per call bounds the per-block buffers at O(K d)
+    for start in range(0, X.shape[0], _SPAN):
+        stop = start + _SPAN
+        part = _pass_kernel(
+            X[start:stop], cy, x_sq[start:stop], y_sq, log_weights, inv_t, with_stats
+        )
+        out = part if out is None else tuple(a + b for a, b in zip(out, part, strict=True))
     return out
 
 
 def _centroids(sums, mass, centers):
     """Centroid condition; a code vector with no mass stays where it is."""
     alive = mass > 0.0
+    if alive.all():
+        # the same values without the two selections (a pass over small data is a few
+        # microseconds, as much as the selections)
+        return sums / mass[:, :, None]
     return np.where(alive[:, :, None], sums / np.where(alive, mass, 1.0)[:, :, None], centers)
 
 
@@ -553,6 +596,36 @@ def _fixed_point(
     evaluated at (within ``tol`` of its update), returned with that pass's
     sums as a fifth element: the path statistics then cost no extra pass.
     """
+    # an empty cluster's log-weight is -inf: no warning (entered once, not per pass)
+    with np.errstate(divide="ignore"):
+        return _fixed_point_loop(
+            X,
+            centers,
+            log_weights,
+            temperature,
+            x_sq,
+            mass_constrained=mass_constrained,
+            max_iter=max_iter,
+            tol=tol,
+            accelerate=accelerate,
+            final_stats=final_stats,
+        )
+
+
+def _fixed_point_loop(
+    X,
+    centers,
+    log_weights,
+    temperature,
+    x_sq,
+    *,
+    mass_constrained,
+    max_iter,
+    tol,
+    accelerate,
+    final_stats,
+):
+    """The iteration of :func:`_fixed_point`, with division by zero silenced."""
     n = X.shape[0]
     check_level = 2 if final_stats else 0
 
@@ -560,8 +633,7 @@ def _fixed_point(
         out = _pass(X, c, lw, temperature, x_sq, with_stats=level)
         sums, mass = out[0], out[1]
         if mass_constrained:
-            with np.errstate(divide="ignore"):
-                lw = np.log(mass / n)
+            lw = np.log(mass / n)
         return _centroids(sums, mass, c), lw, out
 
     def moved(a, b):
@@ -580,20 +652,21 @@ def _fixed_point(
             new, new_lw, out = step(centers, log_weights, check_level)
             shift = moved(new, centers)
             n_iter += 1
-            if np.all(shift <= tol):
+            if (shift <= tol).all():
                 return done(centers, log_weights, new, new_lw, out)
             centers, log_weights = new, new_lw
         else:
             c1, lw1, out1 = step(centers, log_weights, check_level)
             shift = moved(c1, centers)
-            if np.all(shift <= tol):
+            if (shift <= tol).all():
                 n_iter += 1
                 return done(centers, log_weights, c1, lw1, out1)
             c2, lw2, out2 = step(c1, lw1, level=1)
             r, v = c1 - centers, c2 - 2.0 * c1 + centers
             norm_r = np.sqrt(np.sum(r**2, axis=(1, 2)))
             norm_v = np.sqrt(np.sum(v**2, axis=(1, 2)))
-            step_length = np.clip(norm_r / np.maximum(norm_v, 1e-300), 1.0, step_max)
+            # min(max(.)) is np.clip's value at a fraction of its overhead
+            step_length = np.minimum(np.maximum(norm_r / np.maximum(norm_v, 1e-300), 1.0), step_max)
             alpha = -step_length[:, None, None]
             jump = centers - 2.0 * alpha * r + alpha**2 * v
             c3, lw3, out3 = step(jump, lw2, level=1)
@@ -604,9 +677,12 @@ def _fixed_point(
             step_max = np.where(
                 good, np.where(step_length >= step_max, 2.0 * step_max, step_max), step_max / 2.0
             )
-            step_max = np.clip(step_max, 1.0, 1e3)
-            centers = np.where(good[:, None, None], c3, c2)
-            log_weights = np.where(good[:, None], lw3, lw2)
+            step_max = np.minimum(np.maximum(step_max, 1.0), 1e3)
+            if good.all():
+                centers, log_weights = c3, lw3
+            else:
+                centers = np.where(good[:, None, None], c3, c2)
+                log_weights = np.where(good[:, None], lw3, lw2)
     if final_stats:
         out = _pass(X, centers, log_weights, temperature, x_sq, with_stats=2)
         return centers, log_weights, n_iter, shift, out
