@@ -258,6 +258,9 @@ def relocate(X, x_sq, centers, log_w, T, iterate, events):
     inertia = float(first.sum())
     K = len(centers)
     sub = slice(None, None, -(-X.shape[0] // SWAP_ROWS))
+    # a cluster whose rows a kept move left as they were has the same halves: its
+    # 2-means (an eigh and up to 20 passes over it) is not run again
+    known = {}
     for _ in range(2 * K):
         halves = [None] * K
         for j in range(K):
@@ -266,7 +269,10 @@ def relocate(X, x_sq, centers, log_w, T, iterate, events):
                 # the halves from an even thinning of a large cluster (each 2-means pass
                 # is a pass over it); the move itself is kept only if all rows gain
                 stride = -(-len(members) // RELOCATION_ROWS)
-                halves[j] = two_means(X[members[::stride]])[0]
+                key = members.tobytes()
+                if key not in known:
+                    known[key] = two_means(X[members[::stride]])[0]
+                halves[j] = known[key]
         predicted = predicted_moves(X[sub], x_sq[sub], centers, halves)
         order = np.argsort(predicted, axis=None)[:RELOCATION_TRIALS]
         moved = None
