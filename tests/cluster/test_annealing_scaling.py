@@ -7,7 +7,7 @@ from sklearn.datasets import load_digits, make_blobs
 from sklearn.preprocessing import StandardScaler
 
 from statmechlearn.cluster import DeterministicAnnealing
-from statmechlearn.cluster._annealing import _HARD_ENTROPY, _POLISH_TOL
+from statmechlearn.cluster._annealing import _HARD_ENTROPY, _POLISH_TOL, _SETTLED_ENTROPY
 from statmechlearn.cluster._gibbs import gibbs_pass, gibbs_statistics
 from statmechlearn.cluster._schedule import SETTLED_POWER, GeometricSchedule
 
@@ -73,6 +73,17 @@ def test_settled_schedule_cools_by_the_power_of_the_rate():
     assert schedule.next(5.0) == pytest.approx(4.5)
     # never below the floor, which is always run
     assert schedule.next(0.011, settled=True) == 0.01
+
+
+def test_adaptive_anneal_steps_to_the_floor_once_settled_and_hard():
+    X, _ = make_blobs(600, centers=3, cluster_std=0.5, random_state=0)
+    da = DeterministicAnnealing(3, random_state=0).fit(X)
+    path = da.path_
+    hard = np.flatnonzero((path.n_clusters == 3) & (path.entropy < _SETTLED_ENTROPY))
+    # the first settled temperature with hard assignments is followed by the floor alone
+    assert hard[0] == len(path.temperature) - 2
+    assert path.temperature[-1] == pytest.approx(1e-3 * da.critical_temperature_, rel=1e-12)
+    assert np.all(path.entropy[path.n_clusters == 3][:-2] >= _SETTLED_ENTROPY)
 
 
 def test_adaptive_anneal_takes_fewer_temperatures_once_every_code_vector_is_used():

@@ -1,5 +1,7 @@
 """Deterministic annealing for squared-Euclidean clustering (Rose; Buhmann)."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -56,6 +58,31 @@ _POLISH_ITER = 50
 # all rows converges in a few iterations, while the soft temperatures in between would
 # re-converge every row from the subsample's fixed point (tens of passes).
 _HARD_ENTROPY = 1e-3
+# Once every code vector is in use and the assignments on all rows are this hard (mean
+# conditional entropy per row, nats), the adaptive schedule steps to the floor at once.
+_SETTLED_ENTROPY = 0.03
+
+
+@dataclass(frozen=True)
+class _FloorOnceHard(GeometricSchedule):
+    """The adaptive schedule, with one step to the floor once the path is settled and hard.
+
+    Past the last split, once the assignments are all but hard (``hard()``: a mean
+    conditional entropy below ``_SETTLED_ENTROPY`` on all rows), the fixed point only
+    sharpens towards the hard-assignment limit and the settled steps to the floor
+    (each at least one pass and the per-temperature checks, as much as the passes on
+    small data) change nothing: from there the floor's fixed point has the same mean
+    inertia over seeds 0-9 on the benchmark's six small sets, in 2-10 % fewer passes. A
+    jump from the last split's soft fixed point, before they are hard, does change it
+    (raw digits: mean inertia over the seeds up by 3e-6, above KMeans').
+    """
+
+    hard: Callable = lambda: False
+
+    def next(self, temperature, critical=(), *, settled=False):
+        if settled and temperature > self.min_temperature and self.hard():
+            return self.min_temperature
+        return super().next(temperature, critical, settled=settled)
 
 
 class DeterministicAnnealing(
@@ -193,7 +220,9 @@ class DeterministicAnnealing(
 
     Once every code vector allowed is in use and distinct no transition can
     come, and the adaptive schedule cools by ``cooling_rate ** 4`` per step
-    (:data:`~statmechlearn.cluster._schedule.SETTLED_POWER`).
+    (:data:`~statmechlearn.cluster._schedule.SETTLED_POWER`) until the
+    assignments on all rows are all but hard (mean conditional entropy below
+    0.03 nats), then steps to ``min_temperature`` at once.
 
     References
     ----------
@@ -488,7 +517,12 @@ class DeterministicAnnealing(
 
         (centers, log_w, _, _), temps = run_schedule(
             (centers, log_w, None, []),
-            GeometricSchedule(T_start, T_floor, self.cooling_rate),
+            _FloorOnceHard(
+                T_start,
+                T_floor,
+                self.cooling_rate,
+                hard=lambda: data["X"] is X and self.path_.entropy[-1] < _SETTLED_ENTROPY,
+            ),
             solve=solve,
             transition=transition,
             record=record,
