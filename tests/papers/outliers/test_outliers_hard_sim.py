@@ -1,4 +1,5 @@
-"""Simulation helpers of the outliers figures (hard EM from the teacher, Fig. 2 sizes)."""
+"""Simulation helpers of the outliers figures (the hard-selection learner and EM from the
+teacher, Fig. 2 sizes)."""
 
 import warnings
 
@@ -17,24 +18,54 @@ def _quiet():
         yield
 
 
-def test_hard_em_from_teacher_learns_at_small_eta_and_not_at_large():
+@pytest.mark.parametrize("start", od.HARD_STARTS)
+def test_hard_learner_learns_at_small_eta_and_not_at_large(start):
     seed = int(np.random.default_rng().integers(2**62))
-    low = od.hard_em_from_teacher(20.0, 0.0, n_features=40, seed=seed)
+    run = od.hard_selection_run
+    low = run(20.0, 0.0, n_features=40, seed=seed, start=start)
     assert low["cos"] > 0.8 and 0.2 < low["selected"] < 0.8 and low["energy"] < 0
-    high = od.hard_em_from_teacher(20.0, 9.0, n_features=40, seed=seed)
+    high = run(20.0, 9.0, n_features=40, seed=seed, start=start)
     assert high["cos"] == 0.0 and high["selected"] == 0.0 and high["energy"] == 0.0
 
 
-def test_eta_learning_lost_is_inside_the_bracket_and_consistent():
+def test_the_teacher_start_is_hard_em_from_the_true_selection():
     seed = int(np.random.default_rng().integers(2**62))
-    eta = od.eta_learning_lost(20.0, n_features=40, seed=seed, lo=1.0, hi=9.0, steps=4)
+    assert od.hard_em_from_teacher(20.0, 2.0, n_features=40, seed=seed) == od.hard_selection_run(
+        20.0, 2.0, n_features=40, seed=seed, start="teacher"
+    )
+    with pytest.raises(ValueError, match="start must be one of"):
+        od.hard_selection_run(20.0, 2.0, n_features=40, seed=seed, start="random")
+
+
+def test_the_learner_is_the_estimator_at_the_true_parameters():
+    from statmechlearn.linear import OutlierRobustClassifier
+    from statmechlearn.models.outliers import OutlierMixture
+
+    seed = int(np.random.default_rng().integers(2**62))
+    model = OutlierMixture(30, 1.0, od.GAMMA)
+    X, S, _ = model.sample(600, np.random.default_rng(seed), batch_shape=(1,))
+    fit = OutlierRobustClassifier("hard", gamma=od.GAMMA, eta=1.0, fit_intercept=False)
+    fit.set_params(max_iter=5000).fit(X[0], S[0])
+    run = od.hard_selection_run(20.0, 1.0, n_features=30, seed=seed)
+    assert run["energy"] == fit.energy_
+    assert run["selected"] == fit.informative_proba_.mean()
+
+
+@pytest.mark.parametrize("start", od.HARD_STARTS)
+def test_eta_learning_lost_is_inside_the_bracket_and_consistent(start):
+    seed = int(np.random.default_rng().integers(2**62))
+    eta = od.eta_learning_lost(20.0, n_features=40, seed=seed, lo=1.0, hi=9.0, steps=4, start=start)
     assert 1.0 < eta < 9.0
     width = 8.0 / 2**5
-    assert od.hard_em_from_teacher(20.0, eta - width, n_features=40, seed=seed)["cos"] >= 0.5
-    assert od.hard_em_from_teacher(20.0, eta + width, n_features=40, seed=seed)["cos"] < 0.5
+
+    def cos(eta):
+        return od.hard_selection_run(20.0, eta, n_features=40, seed=seed, start=start)["cos"]
+
+    assert cos(eta - width) >= 0.5 > cos(eta + width)
     # censored ends
-    assert od.eta_learning_lost(20.0, n_features=40, seed=seed, lo=9.0, hi=10.0) == 9.0
-    assert od.eta_learning_lost(20.0, n_features=40, seed=seed, lo=-2.0, hi=-1.0) == -1.0
+    lost = od.eta_learning_lost
+    assert lost(20.0, n_features=40, seed=seed, lo=9.0, hi=10.0, start=start) == 9.0
+    assert lost(20.0, n_features=40, seed=seed, lo=-2.0, hi=-1.0, start=start) == -1.0
 
 
 def test_fig2_sizes_and_seeds():
@@ -56,24 +87,29 @@ def test_hard_fss_seeds():
     assert spec.seeds_at({"n_features": 200}, "full") >= 2
 
 
-def test_em_thresholds_bracket_both_predicates():
-    from statmechlearn.papers.outliers.hard_thresholds import em_thresholds
+@pytest.mark.parametrize("start", od.HARD_STARTS)
+def test_selection_thresholds_bracket_both_predicates(start):
+    from statmechlearn.papers.outliers.hard_thresholds import selection_thresholds
 
     seed = int(np.random.default_rng().integers(2**62))
     lo, hi, steps = 0.0, 9.0, 4
-    found = em_thresholds(20.0, 10.0, n_features=40, seed=seed, lo=lo, hi=hi, steps=steps)
+    found = selection_thresholds(
+        20.0, 10.0, n_features=40, seed=seed, lo=lo, hi=hi, steps=steps, start=start
+    )
     width = (hi - lo) / 2 ** (steps + 1)
     for key in ("lost", "trivial"):
         assert lo < found[key] < hi
+
+    def run(eta):
+        return od.hard_selection_run(20.0, eta, n_features=40, seed=seed, start=start)
+
     # each threshold separates its predicate: true a bracket-width below, false above
-    below = od.hard_em_from_teacher(20.0, found["lost"] - width, n_features=40, seed=seed)
-    above = od.hard_em_from_teacher(20.0, found["lost"] + width, n_features=40, seed=seed)
-    assert below["cos"] >= 0.5 > above["cos"]
-    below = od.hard_em_from_teacher(20.0, found["trivial"] - width, n_features=40, seed=seed)
-    above = od.hard_em_from_teacher(20.0, found["trivial"] + width, n_features=40, seed=seed)
-    assert below["energy"] < 0.0 <= above["energy"]
+    assert run(found["lost"] - width)["cos"] >= 0.5 > run(found["lost"] + width)["cos"]
+    assert run(found["trivial"] - width)["energy"] < 0.0 <= run(found["trivial"] + width)["energy"]
     # the same runs as the single-threshold helper: the same learning threshold
-    lost = od.eta_learning_lost(20.0, n_features=40, seed=seed, lo=lo, hi=hi, steps=steps)
+    lost = od.eta_learning_lost(
+        20.0, n_features=40, seed=seed, lo=lo, hi=hi, steps=steps, start=start
+    )
     assert lost == found["lost"]
 
 
@@ -87,7 +123,14 @@ def test_hard_thresholds_seeds_and_marked_checks():
     assert spec.seeds_at(point | {"n_features": 100}, "full") < spec.seeds_at(
         point | {"n_features": 25}, "full"
     )
+    assert spec.seeds_at(point | {"n_features": 25, "alpha": 1000.0}, "quick") == 0
     checks = spec.checks(dict(spec.settings["full"]))
+    assert all("the learner" in c.quantity for c in checks if "stops learning" in c.quantity)
+    teacher = spec.with_overrides(start="teacher")
+    assert teacher.settings["full"]["start"] == "teacher"
+    assert any(
+        "EM from the teacher" in c.quantity for c in teacher.checks(teacher.settings["full"])
+    )
     against_rs = [c for c in checks if "minus RS" in c.quantity]
     # every comparison with the AT-unstable RS thresholds is marked, and is not a verdict
     assert len(against_rs) == 12 and all(c.rs_unstable and c.reported for c in against_rs)

@@ -2,7 +2,9 @@
 the batched soft/hard-selection EM on the library's kernel, axes and error bars.
 """
 
+import json
 import math
+import warnings
 
 import numpy as np
 
@@ -22,11 +24,15 @@ __all__ = [
     "ALPHA_20",
     "CITATION",
     "GAMMA",
+    "HARD_STARTS",
     "MAX_BRANCHES",
     "PAPER",
     "eta_learning_lost",
     "hard_em_from_teacher",
+    "hard_selection_run",
+    "setting",
     "simulate_selection",
+    "start_label",
 ]
 
 
@@ -165,8 +171,20 @@ def _theory_lines(ax, ds, selection, colour, label):
     )
 
 
-def hard_em_from_teacher(alpha, eta, *, n_features, seed, gamma=GAMMA):
-    """Hard-selection EM (polished by single flips) started at the true selection.
+#: How a simulated hard-selection learner starts: the estimator's own search (the
+#: learner at its best) or EM (26)-(28) from the teacher's selection (a labelled variant).
+HARD_STARTS = ("search", "teacher")
+
+
+def hard_selection_run(alpha, eta, *, n_features, seed, gamma=GAMMA, start="search"):
+    """The hard-selection learner on the data of ``seed``: cos(J, B), selection, energy (10).
+
+    ``start="search"`` fits
+    :class:`~statmechlearn.linear.OutlierRobustClassifier` ``("hard")`` at the
+    true gamma and eta: the lowest energy (10) over descents from its several
+    starts, the learner at its best. ``start="teacher"`` runs hard-selection
+    EM (eqs. 26-28, polished by single flips) from the true selection: one
+    start, which the learner cannot know.
 
     The data of a given ``seed`` are coupled across eta (common random
     numbers): the informative examples at a larger eta are a subset of those
@@ -178,35 +196,73 @@ def hard_em_from_teacher(alpha, eta, *, n_features, seed, gamma=GAMMA):
         ``cos`` (R / sqrt(Q) of <J>, 0 for J = 0), ``selected`` (fraction of
         V = 1) and ``energy`` (eq. 10 per N, comparable with the theory's f).
     """
-    from statmechlearn.linear import hard_selection_energy
+    from statmechlearn.linear import OutlierRobustClassifier, hard_selection_energy
 
     model = OutlierMixture(n_features, eta, gamma)
     X, S, V = model.sample(
         max(2, round(alpha * n_features)), np.random.default_rng(seed), batch_shape=(1,)
     )
     S = S.astype(float)
-    res = hard_selection_em(X, S, gamma=gamma, eta=eta, V0=V.astype(float))
-    op = model.order_parameters(res.J[0])
+    if start == "teacher":
+        res = hard_selection_em(X, S, gamma=gamma, eta=eta, V0=V.astype(float))
+        J, V_found = res.J[0], res.V
+        energy = float(hard_selection_energy(X, S, V_found, gamma=gamma, eta=eta)[0])
+    elif start == "search":
+        learner = OutlierRobustClassifier(
+            "hard", gamma=gamma, eta=eta, fit_intercept=False, max_iter=_SEARCH_MAX_ITER
+        )
+        with warnings.catch_warnings():
+            # the trivial state winning is one of the outcomes measured, not a fault
+            warnings.filterwarnings("ignore", "OutlierRobustClassifier\\('hard'\\): the trivial")
+            learner.fit(X[0], S[0])
+        J, V_found, energy = learner.J_, learner.informative_proba_, learner.energy_
+    else:
+        raise ValueError(f"start must be one of {HARD_STARTS}, got {start!r}")
+    op = model.order_parameters(J)
     return {
         "cos": float(op.R / math.sqrt(op.Q)) if op.Q > 0 else 0.0,
-        "selected": float(res.V.mean()),
-        "energy": float(hard_selection_energy(X, S, res.V, gamma=gamma, eta=eta)[0]),
+        "selected": float(np.mean(V_found)),
+        "energy": float(energy),
     }
 
 
-def eta_learning_lost(alpha, *, n_features, seed, lo, hi, steps=5, gamma=GAMMA):
-    """eta at which hard EM started at the teacher stops learning (cos < 1/2), by bisection.
+#: Descent iterations for the simulated estimator: its default (500) can end a descent
+#: before its local minimum at alpha = 1000 (it then warns); the learner at its best does not.
+_SEARCH_MAX_ITER = 5000
 
-    Returns ``lo`` if it does not learn at ``lo`` and ``hi`` if it still
-    learns at ``hi`` (censored); otherwise the midpoint of the final bracket
-    (resolution ``(hi - lo) / 2^(steps + 1)``).
+
+def setting(ds, key, default=None):
+    """The value of setting ``key`` with which a stored result was computed."""
+    return json.loads(ds.attrs["key_json"])["settings"].get(key, default)
+
+
+def start_label(ds):
+    """Who the simulated hard-selection learner is in a stored result, for labels."""
+    start = setting(ds, "start", "search")
+    return "the estimator at its best" if start == "search" else "EM from the teacher"
+
+
+def hard_em_from_teacher(alpha, eta, *, n_features, seed, gamma=GAMMA):
+    """:func:`hard_selection_run` with ``start="teacher"``: EM from the true selection."""
+    return hard_selection_run(
+        alpha, eta, n_features=n_features, seed=seed, gamma=gamma, start="teacher"
+    )
+
+
+def eta_learning_lost(alpha, *, n_features, seed, lo, hi, steps=5, gamma=GAMMA, start="search"):
+    """eta at which the hard-selection learner stops learning (cos < 1/2), by bisection.
+
+    ``start`` as in :func:`hard_selection_run`. Returns ``lo`` if it does not
+    learn at ``lo`` and ``hi`` if it still learns at ``hi`` (censored);
+    otherwise the midpoint of the final bracket (resolution
+    ``(hi - lo) / 2^(steps + 1)``).
     """
 
     def learns(eta):
-        return (
-            hard_em_from_teacher(alpha, eta, n_features=n_features, seed=seed, gamma=gamma)["cos"]
-            >= 0.5
+        run = hard_selection_run(
+            alpha, eta, n_features=n_features, seed=seed, gamma=gamma, start=start
         )
+        return run["cos"] >= 0.5
 
     if not learns(lo):
         return lo

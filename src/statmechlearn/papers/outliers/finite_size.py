@@ -17,12 +17,15 @@ from statmechlearn.experiments import (
 from statmechlearn.papers.outliers._common import (
     CITATION,
     GAMMA,
+    HARD_STARTS,
     PAPER,
     _axes,
     _lost_bracket,
     eta_learning_lost,
-    hard_em_from_teacher,
+    hard_selection_run,
+    setting,
     simulate_selection,
+    start_label,
 )
 from statmechlearn.theory import outliers as theory
 
@@ -45,12 +48,17 @@ HARD_FSS_ALPHA = 1000.0
 HARD_FSS_ETA = 5.0  # below eta_learn = 6.01: the learning branch is the RS global minimum
 
 
+#: Quick mode's point: the learner's search at alpha = 1000 costs seconds a fit at N = 25,
+#: minutes at N = 200; eta = 4 is below eta_learn = 4.67 at alpha = 100 as 5 is at 1000
+_HARD_FSS_QUICK = {"alpha": 100.0, "eta": 4.0}
+
+
 HARD_FSS_LADDER = (25, 50, 100, 200)
 
 
 def _hard_fss_theory(point, settings):
-    t = theory.hard_transition(HARD_FSS_ALPHA, gamma=GAMMA)
-    res = theory.hard_selection(HARD_FSS_ALPHA, HARD_FSS_ETA, gamma=GAMMA)
+    t = theory.hard_transition(settings["alpha"], gamma=GAMMA)
+    res = theory.hard_selection(settings["alpha"], settings["eta"], gamma=GAMMA)
     state = res.branch(0)  # the learning branch (largest R)
     return {
         "theory_eta_learn": t.eta_learn,
@@ -72,18 +80,21 @@ def _hard_fss_seeds(point, settings):
 def _hard_fss_sim(point, settings, rng):
     N = int(point["n_features"])
     seed = int(rng.integers(2**62))
-    run = hard_em_from_teacher(HARD_FSS_ALPHA, HARD_FSS_ETA, n_features=N, seed=seed)
-    lo, hi = _lost_bracket(HARD_FSS_ALPHA)
+    alpha, start = settings["alpha"], settings["start"]
+    run = hard_selection_run(alpha, settings["eta"], n_features=N, seed=seed, start=start)
+    lo, hi = _lost_bracket(alpha)
     return {
         "sim_f": run["energy"],
         "sim_cos": run["cos"],
         "sim_selected": run["selected"],
-        "sim_eta_lost": eta_learning_lost(HARD_FSS_ALPHA, n_features=N, seed=seed, lo=lo, hi=hi),
+        "sim_eta_lost": eta_learning_lost(
+            alpha, n_features=N, seed=seed, lo=lo, hi=hi, start=start
+        ),
     }
 
 
 def plot_hard_fss(ds, ax=None):
-    """Where hard EM from the teacher stops learning at alpha = 1000, against 1/N."""
+    """Where the hard-selection learner stops learning at large alpha, against 1/N."""
     if ax is None:
         _, axes = subplots(None, 1, 2, figsize=(10, 4.2))
     else:
@@ -94,15 +105,14 @@ def plot_hard_fss(ds, ax=None):
         ("theory_eta_c", "C0", r"theory (RS): $\eta_c$"),
     )
     ext = extrapolate_dataset(ds, "sim_eta_lost")
-    label = "EM from the teacher, learning lost: simulation (mean ± SE)"
+    alpha, eta = setting(ds, "alpha"), setting(ds, "eta")
+    label = f"{start_label(ds)}, learning lost: simulation (mean ± SE)"
     plot_extrapolation(axes[0], ext, label=label, color="k")
     for (var, colour, label), ls in zip(lines, ("-", ":", "--"), strict=True):
         axes[0].axhline(float(ds[var].isel(n_features=0)), color=colour, ls=ls, label=label)
     axes[0].set_xlabel("$1/N$")
     axes[0].set_ylabel(r"$\eta$")
-    axes[0].set_title(
-        rf"$\alpha = {HARD_FSS_ALPHA:g}$, $\gamma=\tilde\gamma={GAMMA:g}$", fontsize=9
-    )
+    axes[0].set_title(rf"$\alpha = {alpha:g}$, $\gamma=\tilde\gamma={GAMMA:g}$", fontsize=9)
     axes[0].legend(fontsize=7)
     ext = extrapolate_dataset(ds, "sim_f")
     plot_extrapolation(
@@ -112,7 +122,7 @@ def plot_hard_fss(ds, ax=None):
         label="energy (10) per $N$, simulation (mean ± SE)",
     )
     axes[1].set_xlabel("$1/N$")
-    axes[1].set_ylabel(rf"$H_h/N$ at $\eta = {HARD_FSS_ETA:g}$")
+    axes[1].set_ylabel(rf"$H_h/N$ at $\eta = {eta:g}$")
     axes[1].legend(fontsize=7)
     return axes[0]
 
@@ -124,22 +134,29 @@ def _hard_fss_checks(settings):
     def theory_at(var):
         return lambda ds: float(ds[var].isel(n_features=0))
 
-    note = "EM + single flips from the true selection; RS learning branch (AT-unstable)"
+    alpha, eta = settings["alpha"], settings["eta"]
+    teacher = settings["start"] == "teacher"
+    learner = "EM from the teacher" if teacher else "the learner"
+    note = (
+        "EM + single flips from the true selection"
+        if teacher
+        else "the estimator's lowest state of its several starts"
+    ) + "; RS learning branch (AT-unstable)"
     if settings["claims"]:
         energy = ladder_checks(
-            f"energy per N, alpha={HARD_FSS_ALPHA:g}, eta={HARD_FSS_ETA:g}",
+            f"energy per N, alpha={alpha:g}, eta={eta:g}",
             "sim_f",
             theory=("theory_f", {}),
             note=note,
             rs_unstable=True,
         )
     else:
-        # quick mode's ladder (N <= 100, 2 runs at the top) does not reach the 1/N regime
-        # of the energy (-6.9 +- 0.45 against the full ladder's -8.13 +- 0.15): shown only
+        # quick mode's short ladder with few runs does not reach the 1/N regime of the
+        # energy: shown only
         energy = [
             Derived(
-                f"energy per N at eta={HARD_FSS_ETA:g}, N → ∞ (1/N fit; reported, quick "
-                "mode's N <= 100)",
+                f"energy per N at alpha={alpha:g}, eta={eta:g}, N → ∞ (1/N fit; reported, "
+                "quick mode)",
                 lambda ds: extrapolate_dataset(ds, "sim_f").measurement(),
                 source="simulation",
                 reported=True,
@@ -148,7 +165,7 @@ def _hard_fss_checks(settings):
     checks = [
         *energy,
         *ladder_checks(
-            f"R/sqrt(Q), alpha={HARD_FSS_ALPHA:g}, eta={HARD_FSS_ETA:g}",
+            f"R/sqrt(Q), alpha={alpha:g}, eta={eta:g}",
             "sim_cos",
             theory=("theory_cos", {}),
             note=note,
@@ -156,12 +173,11 @@ def _hard_fss_checks(settings):
         ),
     ]
     if not settings["claims"]:
-        # 2 runs at the top rung: a Student-t band of ~17 SE, no power for the bounds
+        # few runs at the top rung: a Student-t band of many SE, no power for the bounds
         return [
             *checks,
             Derived(
-                "eta where EM from the teacher stops learning, N → ∞ (1/N fit; reported, "
-                "quick mode has 2 runs at N = 100)",
+                f"eta where {learner} stops learning, N → ∞ (1/N fit; reported, quick mode)",
                 lost,
                 source="simulation",
                 reported=True,
@@ -171,18 +187,16 @@ def _hard_fss_checks(settings):
     return [
         *checks,
         Derived(
-            "eta where EM from the teacher stops learning, N → ∞ (1/N fit), above the RS "
-            "learning spinodal",
+            f"eta where {learner} stops learning, N → ∞ (1/N fit), above the RS learning spinodal",
             lost,
             lower=theory_at("theory_eta_spinodal"),
             source="simulation",
             rs_unstable=True,
-            note="EM from the teacher does not see eta_learn (the R ~ 0 state is not found "
-            "from B); the estimator's lowest state stops learning near it "
-            "(outliers-hard-thresholds)",
+            note="the RS learning branch is AT-unstable: RS bounds the simulated threshold "
+            "only as a measured finding",
         ),
         Derived(
-            "eta where EM from the teacher stops learning, N → ∞ (1/N fit), below eta_c",
+            f"eta where {learner} stops learning, N → ∞ (1/N fit), below eta_c",
             lost,
             upper=theory_at("theory_eta_c"),
             source="simulation",
@@ -198,21 +212,40 @@ HARD_FSS = FigureSpec(
     figure="Figs. 6-8 (hard selection at large alpha)",
     caption=(
         f"Hard selection at alpha = {HARD_FSS_ALPHA:g}, gamma = gamma~ = {GAMMA:g}, at a "
-        f"ladder of N extrapolated in 1/N. Left: the eta at which EM (eqs. 26-28, polished "
-        "by single flips) started at the true selection stops learning (R/sqrt(Q) < 1/2; "
-        "bisection on data coupled across eta), against the replica-symmetric thresholds: "
-        "eta_learn (the R ~ 0 state becomes the global minimum), the end of the learning "
-        "branch (spinodal) and eta_c (the trivial state becomes the global minimum). "
-        f"Right: the energy (10) per N at eta = {HARD_FSS_ETA:g}, where the learning branch "
-        "is the RS global minimum. Quick mode (N <= 100, few runs) checks R/sqrt(Q) at "
-        "N → ∞ and shows the other extrapolations without a verdict; full mode checks "
-        "them all."
+        "ladder of N extrapolated in 1/N. Left: the eta at which the hard-selection learner "
+        "at its best, OutlierRobustClassifier('hard') at the true gamma and eta (the lowest "
+        "energy (10) over descents from its several starts), stops learning (R/sqrt(Q) < "
+        "1/2; bisection on data coupled across eta), against the replica-symmetric "
+        "thresholds: eta_learn (the R ~ 0 state becomes the global minimum), the end of the "
+        "learning branch (spinodal) and eta_c (the trivial state becomes the global "
+        f"minimum). Right: the energy (10) per N at eta = {HARD_FSS_ETA:g}, where the "
+        "learning branch is the RS global minimum. The variant start=teacher runs hard EM "
+        "(eqs. 26-28, polished by single flips) from the true selection instead. Quick "
+        "mode is smoke at alpha = 100, eta = 4 (N <= 100, few runs): it checks R/sqrt(Q) at "
+        "N → ∞ and shows the other extrapolations without a verdict; full mode checks them "
+        "all at alpha = 1000."
     ),
     grid={"n_features": HARD_FSS_LADDER},
     settings={
-        "quick": {"n_seeds": 8, "n_ref": 25, "max_n": 100, "claims": False},
-        "full": {"n_seeds": 24, "n_ref": 50, "max_n": 200, "claims": True},
+        "quick": {
+            "n_seeds": 8,
+            "n_ref": 25,
+            "max_n": 100,
+            **_HARD_FSS_QUICK,
+            "start": "search",
+            "claims": False,
+        },
+        "full": {
+            "n_seeds": 24,
+            "n_ref": 50,
+            "max_n": 200,
+            "alpha": HARD_FSS_ALPHA,
+            "eta": HARD_FSS_ETA,
+            "start": "search",
+            "claims": True,
+        },
     },
+    ranges={"start": HARD_STARTS},
     outputs={
         "theory_eta_learn": (),
         "theory_eta_spinodal": (),
