@@ -173,6 +173,13 @@ def _soft_em_pass_kernel(X, S, J, gamma, eta, U, v, totals):  # pragma: no cover
         totals[k, 1] = tvh
 
 
+@numba.njit(cache=True, nogil=True)
+def _soft_em_pass_serial(X, S, J, gamma, eta, u, v):  # pragma: no cover - compiled
+    P, N = X.shape
+    c = gamma * np.dot(J, J) / N / 2.0 + eta
+    return _soft_em_rows(X, S, J, np.sqrt(N), gamma, c, 0, P, u, v)
+
+
 def soft_em_pass(X, S, J, gamma, eta):
     """One E-step and the sums of the M-step in a single pass over X (numba).
 
@@ -199,8 +206,14 @@ def soft_em_pass(X, S, J, gamma, eta):
     """
     # enough rows per block to amortise the thread start; at most one block per thread
     n_chunks = max(1, min(numba.get_num_threads(), X.shape[0] // 2048))
-    U = np.empty((n_chunks, X.shape[1]))
     v = np.empty(X.shape[0])
+    if n_chunks == 1:
+        # one block: starting the parallel region costs more than the block on a busy
+        # machine (P = 800, N = 40: EM of 186 passes took seconds on two cores)
+        u = np.empty(X.shape[1])
+        sum_v, sum_vh = _soft_em_pass_serial(X, S, J, float(gamma), float(eta), u, v)
+        return u, v, float(sum_v), float(sum_vh)
+    U = np.empty((n_chunks, X.shape[1]))
     totals = np.empty((n_chunks, 2))
     _soft_em_pass_kernel(X, S, J, float(gamma), float(eta), U, v, totals)
     sum_v, sum_vh = totals.sum(axis=0)
