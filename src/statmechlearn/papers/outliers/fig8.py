@@ -171,10 +171,10 @@ FIG8 = FigureSpec(
         "rate), and neither jumps. Crosses: roots of eq. (B5) as printed, with Phi[.] "
         "read as the error function (x) or the normal distribution function (+); "
         "neither reading reproduces the paper's curve. See "
-        "docs/derivations/outliers_hard_branches.md. Where hard EM started at the "
-        "teacher's selection meets these thresholds (γ = 0.1, 1, 10, α = 100, 1000, "
-        "extrapolated in N), and how far the hard-selection estimator at its best "
-        "differs from that start: outliers-hard-thresholds."
+        "docs/derivations/outliers_hard_branches.md. Where the hard-selection learner at "
+        "its best meets these thresholds (γ = 0.1, 1, 10, α = 100, 1000, extrapolated in "
+        "N), and EM started at the teacher's selection as a variant: "
+        "outliers-hard-thresholds."
     ),
     grid={"gamma": FIG8_GAMMAS},
     settings={"quick": {"n_seeds": 0}, "full": {"n_seeds": 0}},
