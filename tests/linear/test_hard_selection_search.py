@@ -168,3 +168,51 @@ def test_search_rejects_bad_starts():
         hard_selection_search(X, S, gamma=1.0, eta=0.0, starts=np.ones((2, 9)))
     with pytest.raises(ValueError, match="starts must hold selections 0 or 1"):
         hard_selection_search(X, S, gamma=1.0, eta=0.0, starts=np.full((1, 10), 0.5))
+
+
+@pytest.mark.parametrize(("gamma", "eta"), [(0.1, 1.0), (1.0, 2.0), (10.0, 4.0)])
+def test_compiled_descent_step_is_its_numpy_twin(gamma, eta):
+    from statmechlearn.linear._selection_kernels import descent_step
+    from statmechlearn.linear._selection_search import _state, descent_step_numpy
+
+    seed = int(np.random.default_rng().integers(2**32))
+    rng = np.random.default_rng(seed)
+    N, P = 12, 600
+    X, S, V_true = _sample(N, P, eta, gamma, seed)
+    # states near and far from a minimum: the teacher's selection, random ones, all, none
+    V = np.vstack(
+        [V_true, (rng.random((5, P)) < rng.random((5, 1))).astype(float), np.ones(P), np.zeros(P)]
+    )
+    rows = np.arange(V.shape[0])
+    w2 = gamma**2 * np.einsum("pn,pn->p", X, X) / N
+    for _ in range(6):  # several steps, each from the state the last one reached
+        b, energy = _state(X, S, V, gamma, eta)
+        bw = gamma * S * (b @ X.T) / np.sqrt(N)
+        states = []
+        for step in (descent_step, descent_step_numpy):
+            Vs, bs, es = V.copy(), b.copy(), energy.copy()
+            status = step(X, S, Vs, bs, es, rows, bw, w2, gamma, eta, 1e-12)
+            states.append((status, Vs, bs, es))
+        (s1, V1, b1, e1), (s2, V2, b2, e2) = states
+        np.testing.assert_array_equal(s1, s2)
+        np.testing.assert_array_equal(V1, V2)
+        np.testing.assert_allclose(b1, b2, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(e1, e2, rtol=1e-10, atol=1e-12)
+        V = V1
+
+
+def test_search_with_the_numpy_twin_reaches_the_same_states():
+    from statmechlearn.linear._selection_search import (
+        _descend,
+        descent_step_numpy,
+        direction_starts,
+    )
+
+    seed = int(np.random.default_rng().integers(2**32))
+    X, S, _ = _sample(10, 500, 1.5, 1.0, seed)
+    starts = np.vstack([hebb_quantile_starts(X, S), direction_starts(X, S)])
+    compiled = _descend(X, S, starts.copy(), 1.0, 1.5, 1000)
+    twin = _descend(X, S, starts.copy(), 1.0, 1.5, 1000, step=descent_step_numpy)
+    np.testing.assert_array_equal(compiled[0], twin[0])
+    np.testing.assert_allclose(compiled[2], twin[2], rtol=1e-12, atol=1e-12)
+    assert compiled[3] == twin[3]

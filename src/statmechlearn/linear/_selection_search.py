@@ -41,6 +41,7 @@ from statmechlearn.linear._selection_em import (
     _hard_em,
     _selection_energy,
 )
+from statmechlearn.linear._selection_kernels import descent_step
 
 __all__ = [
     "HARD_START_QUANTILES",
@@ -235,17 +236,46 @@ def _flip_step(X, S, V, b, energy, gains, tiny, gamma, eta):
     return V, b, energy, moved
 
 
-def _descend(X, S, V, gamma, eta, max_iter):
+def descent_step_numpy(X, S, V, b, energy, rows, bw, w2, gamma, eta, tiny):
+    """NumPy twin of :func:`~statmechlearn.linear._selection_kernels.descent_step`."""
+    N = X.shape[1]
+    status = np.zeros(rows.size, dtype=np.int64)
+    Vi, bi = V[rows], b[rows]
+    k = Vi.sum(axis=1)
+    A = 1.0 + gamma * k / N
+    bb = np.einsum("mn,mn->m", bi, bi)
+    cost = eta + gamma * bb[:, None] / (2.0 * N * A[:, None] ** 2) - bw / A[:, None]
+    trial = _best_selection(cost, gamma, N)
+    trial_b, trial_energy = _moved_state(X, S, Vi, trial, bi, gamma, eta)
+    moved = trial_energy < energy[rows] - tiny
+    keep = rows[moved]
+    V[keep], b[keep], energy[keep] = trial[moved], trial_b[moved], trial_energy[moved]
+    status[moved] = 1
+    # where the coordinate step is stuck, the exact single flips at the same b
+    if not moved.all():
+        st = ~moved
+        gains = _flip_gain_terms(bb[st, None], k[st, None], bw[st], w2, Vi[st], gamma, eta, N) / N
+        stuck = rows[st]
+        fV, fb, fe, flipped = _flip_step(
+            X, S, Vi[st], bi[st], energy[stuck], gains, tiny, gamma, eta
+        )
+        V[stuck], b[stuck], energy[stuck] = fV, fb, fe
+        status[np.flatnonzero(st)[flipped]] = 2
+    return status
+
+
+def _descend(X, S, V, gamma, eta, max_iter, step=descent_step):
     """Coordinate descent, then single flips, repeated until neither lowers (10).
 
     One pass over X per iteration: the products ``b . w_mu`` of every example
     give both the coordinate step's costs at ``J = b / A`` and the exact
     single-flip gains at the same ``b``; the ``b`` of each trial selection is
-    updated from the examples it changes. ``b`` and the energies are summed
-    anew from X at the end.
+    updated from the examples it changes (``step``, compiled, or its NumPy
+    twin). ``b`` and the energies are summed anew from X at the end.
     """
     N = X.shape[1]
     w2 = gamma**2 * np.einsum("pn,pn->p", X, X) / N
+    V = np.ascontiguousarray(V, dtype=np.float64)
     b, energy = _state(X, S, V, gamma, eta)
     active = np.ones(V.shape[0], dtype=bool)
     n_iter = 0
@@ -253,29 +283,11 @@ def _descend(X, S, V, gamma, eta, max_iter):
     while active.any() and n_iter < max_iter:
         n_iter += 1
         idx = np.nonzero(active)[0]
-        Vi, bi = V[idx], b[idx]
-        k = Vi.sum(axis=1)
-        A = 1.0 + gamma * k / N
-        bb = np.einsum("mn,mn->m", bi, bi)
-        bw = gamma * S * (X @ bi.T).T / np.sqrt(N)  # b . w_mu, the iteration's one pass
-        cost = eta + gamma * bb[:, None] / (2.0 * N * A[:, None] ** 2) - bw / A[:, None]
-        trial = _best_selection(cost, gamma, N)
-        trial_b, trial_energy = _moved_state(X, S, Vi, trial, bi, gamma, eta)
-        moved = trial_energy < energy[idx] - tiny
-        keep = idx[moved]
-        V[keep], b[keep], energy[keep] = trial[moved], trial_b[moved], trial_energy[moved]
-        # where the coordinate step is stuck, the exact single flips at the same b
-        if not moved.all():
-            st = ~moved
-            gains = (
-                _flip_gain_terms(bb[st, None], k[st, None], bw[st], w2, Vi[st], gamma, eta, N) / N
-            )
-            stuck = idx[st]
-            fV, fb, fe, flipped = _flip_step(
-                X, S, Vi[st], bi[st], energy[stuck], gains, tiny, gamma, eta
-            )
-            V[stuck], b[stuck], energy[stuck] = fV, fb, fe
-            active[stuck[~flipped]] = False
+        # b . w_mu, the iteration's one pass over X, laid out (descents, examples)
+        bw = b[idx] @ X.T
+        bw *= S * (gamma / np.sqrt(N))
+        status = step(X, S, V, b, energy, idx, bw, w2, gamma, eta, tiny)
+        active[idx[status == 0]] = False
         # descents that met continue as one: the later copies stop
         for i in np.nonzero(active)[0]:
             earlier = np.nonzero(np.abs(energy[:i] - energy[i]) < 1e-9)[0]
