@@ -55,3 +55,5 @@ def test_real_data_experiment_runs_and_checks(tmp_path):
         assert tc.passed and tc.kind == "evidence", tc
     iris = next(r for q, r in results.items() if q.startswith("iris: mass-constrained"))
     assert abs(iris.simulation) < 1e-9
+    worst = next(r for q, r in results.items() if q.startswith("iris and wine: unconstrained"))
+    assert worst.passed and worst.simulation <= 1e-9, worst

@@ -162,10 +162,30 @@ def _checks(settings):
 
         return compute
 
-    def inertia(variant, agg):
+    def worst_unconstrained(names):
         def compute(ds):
-            r = ds["sim_inertia_ratio"].sel(variant=variant).where(ds["sim_done"])
-            return float(getattr(r, agg)() - 1.0), None
+            names_here = [n for n in names if n in ds["dataset"]]
+            if not names_here:
+                return math.nan, None
+            sel = {"dataset": names_here}
+            r = ds["sim_inertia_ratio"].sel(variant="unconstrained", **sel)
+            return float(r.where(ds["sim_done"].sel(**sel)).max() - 1.0), None
+
+        return compute
+
+    def digits_unconstrained(statistic):
+        def compute(ds):
+            if "digits" not in ds["dataset"]:
+                return Measurement(math.nan)
+            done = ds["sim_done"].sel(dataset="digits").values.astype(bool)
+            r = ds["sim_inertia_ratio"].sel(dataset="digits", variant="unconstrained").values
+            r = r[done] - 1.0
+            if statistic == "above":
+                return Measurement(float(np.mean(r > 1e-9)) if r.size else math.nan)
+            if r.size < 2:
+                return Measurement(math.nan)
+            se = float(r.std(ddof=1) / math.sqrt(r.size))
+            return Measurement(float(r.mean()), se, int(r.size), 0)
 
         return compute
 
@@ -181,12 +201,26 @@ def _checks(settings):
     ]
     checks += [
         Derived(
-            "unconstrained DA: largest distortion / KMeans(n_init=10) − 1 (equal or lower)",
-            inertia("unconstrained", "max"),
+            "iris and wine: unconstrained DA: largest distortion / KMeans(n_init=10) − 1 "
+            "(equal or lower)",
+            worst_unconstrained(("iris", "wine")),
             upper=1e-9,
             source="simulation",
             smoke=True,
             note="a worst case over the runs",
+        ),
+        Derived(
+            "digits: unconstrained DA distortion / KMeans(n_init=10) − 1, mean ± SE",
+            digits_unconstrained("mean"),
+            source="simulation",
+            reported=True,
+            note="ten clusters in 64 dimensions: DA ends in one of several close minima",
+        ),
+        Derived(
+            "digits: fraction of runs where unconstrained DA ends above KMeans(n_init=10)",
+            digits_unconstrained("above"),
+            source="simulation",
+            reported=True,
         ),
     ]
     for name in DATASETS:
@@ -221,12 +255,14 @@ REAL_DATA = FigureSpec(
         "theory 2 λ_max of the data covariance. Right: final "
         "distortion of mass-constrained and unconstrained DA with as many clusters as "
         "classes, relative to KMeans(n_init=10) (mean ± SE over seeds). Unconstrained DA "
-        "matches or beats KMeans everywhere; mass-constrained DA, which splits one code "
-        "vector at a time by critical temperature and stops at n_clusters, spends code "
-        "vectors on small outlying groups of digits and ends about 11% higher (reported)."
+        "equals KMeans on iris and wine in every run (on iris it is lower where KMeans' ten "
+        "starts missed); on digits, ten clusters in 64 dimensions, it ends in one of several "
+        "close minima: lower than KMeans on average, above it in some runs (both reported). "
+        "Mass-constrained DA, which splits one code vector at a time by critical temperature, "
+        "is reported beside it."
     ),
     grid={"dataset": DATASETS},
-    settings={"quick": {"n_seeds": 2}, "full": {"n_seeds": 8}},
+    settings={"quick": {"n_seeds": 2}, "full": {"n_seeds": 20}},
     outputs={
         "theory_tc": (),
         "sim_tc": (),
