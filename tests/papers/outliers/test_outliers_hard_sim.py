@@ -88,6 +88,23 @@ def test_hard_fss_seeds():
 
 
 @pytest.mark.parametrize("start", od.HARD_STARTS)
+def test_hard_fss_full_bounds_only_the_teacher_start_by_the_spinodal(start):
+    # the learner at its best meets the R ~ 0 state that RS puts beyond eta_learn: its
+    # threshold is reported against eta_learn; only one start kept at the teacher's
+    # examples is claimed to learn past the end of the RS learning branch
+    spec = finite_size.HARD_FSS
+    checks = spec.checks(dict(spec.settings["full"], start=start))
+    where = {c.quantity: c for c in checks if "stops learning" in c.quantity}
+    spinodal = [c for q, c in where.items() if "spinodal" in q]
+    learn = [c for q, c in where.items() if "minus RS eta_learn" in q]
+    if start == "teacher":
+        assert len(spinodal) == 1 and spinodal[0].lower is not None and not learn
+    else:
+        assert len(learn) == 1 and learn[0].reported and not spinodal
+    assert any("below eta_c" in q for q in where)
+
+
+@pytest.mark.parametrize("start", od.HARD_STARTS)
 def test_selection_thresholds_bracket_both_predicates(start):
     from statmechlearn.papers.outliers.hard_thresholds import selection_thresholds
 
