@@ -13,7 +13,12 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
 from statmechlearn.cluster import DeterministicAnnealing
-from statmechlearn.cluster._annealing_moves import nearest_three, predicted_moves
+from statmechlearn.cluster._annealing_moves import (
+    nearest_three,
+    predicted_moves,
+    two_means,
+    two_means_numpy,
+)
 
 
 def exact_sse(X, k):
@@ -127,3 +132,19 @@ def test_predicted_moves_are_the_hard_distortions_after_each_move(k):
     np.testing.assert_allclose(dist[:, 0], full.min(axis=1), rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(labels[:, 0], full.argmin(axis=1))
     assert np.all(np.diff(dist, axis=1) >= 0)
+
+
+@pytest.mark.parametrize(
+    ("n", "d", "std", "n_iter"),
+    [(300, 3, 1.0, 20), (57, 64, 4.0, 20), (2, 5, 1.0, 20), (200, 4, 2.0, 1)],
+)
+def test_two_means_kernel_matches_its_numpy_twin(n, d, std, n_iter):
+    # the compiled Lloyd loop against the NumPy iterations: the same halves bit for bit
+    X, _ = make_blobs(n, n_features=d, centers=2, cluster_std=std, random_state=n)
+    pair, sse = two_means(X, n_iter)
+    twin, twin_sse = two_means_numpy(X, n_iter)
+    np.testing.assert_array_equal(pair, twin)
+    assert sse == pytest.approx(twin_sse, rel=1e-9, abs=1e-12)
+    assert sse == pytest.approx(
+        ((X[:, None] - pair[None]) ** 2).sum(-1).min(axis=1).sum(), rel=1e-12
+    )

@@ -7,6 +7,7 @@ temperature, with the nearest-code-vector passes they need. Used by
 :class:`~statmechlearn.cluster.DeterministicAnnealing`.
 """
 
+import numba
 import numpy as np
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
@@ -26,6 +27,7 @@ __all__ = [
     "swap",
     "top_eigenpair",
     "two_means",
+    "two_means_numpy",
 ]
 
 # Rows per chunk of the passes that need per-row posteriors or distances: O(chunk K)
@@ -104,14 +106,94 @@ def nearest_two(X, x_sq, centers):
     return labels, first, second
 
 
-def two_means(points, n_iter=20):
-    """2-means of ``points`` started across their principal axis: the two centres and the SSE."""
+def _two_means_start(points):
+    """The 2-means start: the mean plus and minus the principal axis, scaled by its spread."""
     mean = points.mean(axis=0)
     values, vectors = np.linalg.eigh(
         np.cov(points, rowvar=False, bias=True).reshape(points.shape[1], points.shape[1])
     )
     offset = np.sqrt(max(values[-1], 0.0)) * vectors[:, -1]
-    pair = np.array([mean + offset, mean - offset])
+    return np.array([mean + offset, mean - offset])
+
+
+def two_means(points, n_iter=20):
+    """2-means of ``points`` started across their principal axis: the two centres and the SSE.
+
+    The Lloyd iterations run in one compiled loop (:func:`_two_means_loop`; a
+    relocation runs tens of these on clusters of a few hundred rows, where
+    NumPy's per-call overheads cost more than the arithmetic);
+    :func:`two_means_numpy` is its NumPy twin.
+    """
+    points = np.ascontiguousarray(points, dtype=float)
+    return _two_means_loop(points, _two_means_start(points), n_iter)
+
+
+@numba.njit(cache=True, nogil=True)
+def _two_means_loop(points, pair, n_iter):  # pragma: no cover - compiled
+    """Lloyd's iterations of 2-means from ``pair``: the two centres and the SSE.
+
+    Each row goes to the nearer centre (the first on a tie, as ``argmin``), by
+    its exact squared distances; a centre is the mean of its rows, summed in row
+    order (as NumPy's ``mean(axis=0)``). Stops when a side is empty or the
+    centres no longer move.
+    """
+    m, d = points.shape
+    side = np.zeros(m, dtype=np.int64)
+    for _ in range(n_iter):
+        n_one = _two_means_sides(points, pair, side)
+        if n_one == 0 or n_one == m:
+            break
+        new = np.zeros((2, d))
+        for i in range(m):
+            s = side[i]
+            for j in range(d):
+                new[s, j] += points[i, j]
+        for j in range(d):
+            new[0, j] /= m - n_one
+            new[1, j] /= n_one
+        same = True
+        for h in range(2):
+            for j in range(d):
+                if new[h, j] != pair[h, j]:
+                    same = False
+        if same:
+            break
+        pair = new
+    sse = 0.0
+    for i in range(m):
+        d0 = 0.0
+        d1 = 0.0
+        for j in range(d):
+            a = points[i, j] - pair[0, j]
+            b = points[i, j] - pair[1, j]
+            d0 += a * a
+            d1 += b * b
+        sse += min(d0, d1)
+    return pair, sse
+
+
+@numba.njit(cache=True, nogil=True)
+def _two_means_sides(points, pair, side):  # pragma: no cover - compiled
+    """Each row's nearer centre of ``pair`` into ``side``; returns how many chose the second."""
+    m, d = points.shape
+    n_one = 0
+    for i in range(m):
+        d0 = 0.0
+        d1 = 0.0
+        for j in range(d):
+            a = points[i, j] - pair[0, j]
+            b = points[i, j] - pair[1, j]
+            d0 += a * a
+            d1 += b * b
+        s = 1 if d1 < d0 else 0
+        side[i] = s
+        n_one += s
+    return n_one
+
+
+def two_means_numpy(points, n_iter=20):
+    """NumPy twin of :func:`two_means`: the same iterations, distances by one product."""
+    pair = _two_means_start(points)
     for _ in range(n_iter):
         side = squared_distances(points, pair).argmin(axis=1)
         if side.min() == side.max():
