@@ -20,6 +20,9 @@ from statmechlearn.cluster import (
     two_centre_fixed_points,
 )
 from statmechlearn.cluster._gibbs import (
+    _softmax_rows_numpy,
+    _softmax_rows_parallel,
+    _softmax_rows_serial,
     gibbs_fixed_point,
     gibbs_pass,
     gibbs_pass_numpy,
@@ -110,6 +113,21 @@ def test_hard_and_soft_rows_of_one_block_equal_the_twin(n_soft):
     if n_soft == 0:
         np.testing.assert_array_equal(got[1][0], np.round(got[1][0]))
         assert got[4][0] == 0.0
+
+
+@pytest.mark.parametrize("shape", [(150, 3), (5000, 10), (7, 1)])
+def test_softmax_rows_serial_and_parallel_match_the_numpy_twin(shape):
+    # the serial loop (small data) and the parallel one give the same bits; the twin agrees
+    rng = np.random.default_rng(shape[0])
+    logits = rng.normal(scale=30.0, size=shape)
+    if shape[1] > 1:
+        logits[0, 0] = -np.inf  # an empty cluster's weight
+    serial, parallel, twin = logits.copy(), logits.copy(), logits.copy()
+    log_z = _softmax_rows_serial(serial)
+    np.testing.assert_array_equal(_softmax_rows_parallel(parallel), log_z)
+    np.testing.assert_array_equal(parallel, serial)
+    np.testing.assert_allclose(_softmax_rows_numpy(twin), log_z, rtol=1e-12)
+    np.testing.assert_allclose(twin, serial, rtol=1e-12, atol=1e-300)
 
 
 def test_pass_is_bit_identical_for_any_thread_count():

@@ -67,6 +67,8 @@ _FAST = {"reassoc", "contract"}
 # product) when more than this fraction of its rows is soft; below it the hard
 # rows are summed one by one and only the soft ones are gathered.
 _SOFT_DENSE = 0.5
+# Entries of a row softmax (rows times code vectors) up to which it runs on this thread.
+_SOFTMAX_SERIAL = 1 << 16
 # Whether this thread is inside :func:`blas_held`: the passes then skip their own
 # one_blas_thread, whose entry and exit (threadpoolctl reading and setting every
 # library's limit) cost 14 us, as much as a whole pass over iris on one thread.
@@ -318,7 +320,8 @@ def _pass_kernel(X, cy, x_sq, y_sq, log_w, inv_t, with_stats):
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _softmax_rows(logits):  # pragma: no cover - compiled
+def _softmax_rows_parallel(logits):  # pragma: no cover - compiled
+    """:func:`_softmax_rows_serial`, the rows over numba's threads."""
     n, m = logits.shape
     log_z = np.empty(n)
     for i in numba.prange(n):
@@ -334,6 +337,47 @@ def _softmax_rows(logits):  # pragma: no cover - compiled
             logits[i, k] /= total
         log_z[i] = np.log(total) + top
     return log_z
+
+
+@numba.njit(cache=True, nogil=True)
+def _softmax_rows_serial(logits):  # pragma: no cover - compiled
+    """Each row of ``logits`` into its softmax in place; returns the rows' log normalisers."""
+    n, m = logits.shape
+    log_z = np.empty(n)
+    for i in range(n):
+        top = -np.inf
+        for k in range(m):
+            top = max(top, logits[i, k])
+        total = 0.0
+        for k in range(m):
+            e = np.exp(logits[i, k] - top)
+            logits[i, k] = e
+            total += e
+        for k in range(m):
+            logits[i, k] /= total
+        log_z[i] = np.log(total) + top
+    return log_z
+
+
+def _softmax_rows(logits):
+    """Row softmax in place, returning ``log sum exp`` of each row (the same bits either way).
+
+    Below ``_SOFTMAX_SERIAL`` entries, or on one numba thread, a plain loop: a
+    parallel region's launch costs more than the work on small data (the split
+    axes of iris, 150 rows, are computed at every temperature).
+    """
+    if logits.size <= _SOFTMAX_SERIAL or numba.get_num_threads() <= 1:
+        return _softmax_rows_serial(logits)
+    return _softmax_rows_parallel(logits)
+
+
+def _softmax_rows_numpy(logits):
+    """NumPy twin of :func:`_softmax_rows`, in place as it is."""
+    top = logits.max(axis=1, keepdims=True)
+    np.exp(logits - top, out=logits)
+    total = logits.sum(axis=1, keepdims=True)
+    logits /= total
+    return np.log(total[:, 0]) + top[:, 0]
 
 
 def _check_x_sq(X, x_sq):
