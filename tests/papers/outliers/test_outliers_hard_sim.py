@@ -152,3 +152,29 @@ def test_hard_thresholds_seeds_and_marked_checks():
     # every comparison with the AT-unstable RS thresholds is marked, and is not a verdict
     assert len(against_rs) == 12 and all(c.rs_unstable and c.reported for c in against_rs)
     assert any("χ²" in c.quantity and not c.reported for c in checks)
+
+
+def test_hard_thresholds_plot_with_an_alpha_left_unsimulated(tmp_path):
+    # quick mode simulates one alpha of the two panels: the other shows the RS lines alone
+    # (the N -> infinity fit of an alpha without runs raised inside the report)
+    import dataclasses
+
+    import matplotlib
+
+    from statmechlearn.experiments import run_experiment
+    from statmechlearn.papers.outliers.hard_thresholds import HARD_THRESHOLDS
+
+    quick = dict(HARD_THRESHOLDS.settings["quick"], sim_alphas=(20.0,), n_seeds=2, max_n=30)
+    spec = dataclasses.replace(
+        HARD_THRESHOLDS,
+        name="outliers-hard-thresholds-small",
+        grid={"gamma": (10.0,), "alpha": (20.0, 100.0), "n_features": (20, 30)},
+        settings={"quick": quick, "full": quick},
+    )
+    ds = run_experiment(spec, "quick", out=tmp_path, progress=False).dataset
+    assert np.isfinite(ds["sim_eta_lost"].sel(alpha=20.0)).any()
+    assert not np.isfinite(ds["sim_eta_lost"].sel(alpha=100.0)).any()
+    spec.plot(ds)
+    titles = [a.get_title() for a in matplotlib.pyplot.gcf().axes]
+    matplotlib.pyplot.close("all")
+    assert titles == [r"$\alpha = 20$", r"$\alpha = 100$ (theory only in this mode)"]
