@@ -20,6 +20,8 @@ from statmechlearn.cluster import (
     two_centre_fixed_points,
 )
 from statmechlearn.cluster._gibbs import (
+    _fixed_point,
+    _fixed_point_one,
     _softmax_rows_numpy,
     _softmax_rows_parallel,
     _softmax_rows_serial,
@@ -128,6 +130,41 @@ def test_softmax_rows_serial_and_parallel_match_the_numpy_twin(shape):
     np.testing.assert_array_equal(parallel, serial)
     np.testing.assert_allclose(_softmax_rows_numpy(twin), log_z, rtol=1e-12)
     np.testing.assert_allclose(twin, serial, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("mass_constrained", [True, False])
+@pytest.mark.parametrize(
+    ("accelerate", "final_stats"), [(True, True), (False, False), (True, False)]
+)
+@pytest.mark.parametrize("n", [150, 2500])
+def test_compiled_fixed_point_equals_its_numpy_twin(n, mass_constrained, accelerate, final_stats):
+    # the one-run compiled loop (blocks summed in order, SQUAREM as in NumPy) against the
+    # NumPy loop: the same iterations, to round-off; soft (T = 4) and hard (T = 0.05) rows
+    X, _ = make_blobs(n, n_features=3, centers=4, random_state=n)
+    X -= X.mean(axis=0)
+    x_sq = np.einsum("ij,ij->i", X, X)
+    rng = np.random.default_rng(0)
+    centers = (X[rng.choice(n, 4, replace=False)] + rng.normal(scale=0.1, size=(4, 3)))[None]
+    log_w = np.log(np.array([[0.1, 0.2, 0.3, 0.4]]))
+    for T in (4.0, 0.05):
+        kwargs = dict(
+            mass_constrained=mass_constrained,
+            max_iter=60,
+            tol=1e-10,
+            accelerate=accelerate,
+            final_stats=final_stats,
+        )
+        got = _fixed_point_one(X, centers, log_w, T, x_sq, **kwargs)
+        want = _fixed_point(X, centers, log_w, T, x_sq, **kwargs)
+        assert len(got) == len(want) == (5 if final_stats else 4)
+        assert got[2] == want[2]
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(got[3], want[3], rtol=1e-6, atol=1e-15)
+        if final_stats:
+            for a, b in zip(got[4], want[4], strict=True):
+                assert np.shape(a) == np.shape(b)
+                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9 * n)
 
 
 def test_pass_is_bit_identical_for_any_thread_count():

@@ -34,7 +34,7 @@ from statmechlearn.cluster._annealing_path import AnnealingPath
 from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._gibbs import (
     _checked_pass,
-    _fixed_point,
+    _fixed_point_one,
     blas_held,
     gibbs_statistics,
     posterior,
@@ -400,7 +400,7 @@ class DeterministicAnnealing(
     def _iterate(self, X, centers, log_w, T):
         """The fixed point at T from (centers, log_w), with the path statistics of its last pass."""
         # fit validated X once; the per-temperature calls skip the public checks
-        c, lw, n_it, shift, out = _fixed_point(
+        c, lw, n_it, shift, out = _fixed_point_one(
             X,
             centers[None],
             log_w[None],
@@ -556,7 +556,7 @@ class DeterministicAnnealing(
         # The path needs each temperature's fixed point to tol; the answer is the last
         # one, polished as KMeans polishes its own: at T_floor assignments are all but
         # hard, so plain iteration reaches the exact fixed point in a few passes.
-        centers, log_w, n_it, _ = _fixed_point(
+        centers, log_w, n_it, _ = _fixed_point_one(
             X,
             centers[None],
             log_w[None],

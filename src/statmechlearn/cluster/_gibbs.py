@@ -779,3 +779,197 @@ def statistics_from_pass(n_samples, temperature, mass, distortion, log_z, plogp)
         "entropy": entropy,
         "mutual_information": h_k - entropy,
     }
+
+
+# Rows up to which the estimators' fixed point of one run is iterated by one compiled
+# loop (:func:`_fixed_point_one`): its blocks on this thread, whatever numba's thread
+# count (so that no bit depends on it), where each pass costs tens of microseconds and
+# the Python-level step around it (the pass's buffers, the centroids, the SQUAREM
+# extrapolation, the tests of convergence) as much again.
+_COMPILED_ROWS = 4 * _BLOCK
+
+
+@numba.njit(cache=True, nogil=True)
+def _pass_one(X, x_sq, centers, log_w, inv_t, with_stats):  # pragma: no cover - compiled
+    """One pass of one run (``centers`` (K, d), ``log_w`` (K,)), its blocks summed in order."""
+    n, d = X.shape
+    K = centers.shape[0]
+    n_blocks = (n + _BLOCK - 1) // _BLOCK
+    cy = np.ascontiguousarray(centers)
+    y_sq = np.empty((1, K))
+    for k in range(K):
+        acc = 0.0
+        for j in range(d):
+            acc += cy[k, j] * cy[k, j]
+        y_sq[0, k] = acc
+    lw = np.ascontiguousarray(log_w).reshape(1, K)
+    sums = np.zeros((n_blocks, K, d))
+    mass = np.zeros((n_blocks, 1, K))
+    dist = np.zeros((n_blocks, 1, K))
+    log_z = np.zeros((n_blocks, 1))
+    plogp = np.zeros((n_blocks, 1))
+    _pass_blocks(
+        X, cy, x_sq, y_sq, lw, inv_t, with_stats, 0, n_blocks, sums, mass, dist, log_z, plogp
+    )
+    for blk in range(1, n_blocks):
+        sums[0] += sums[blk]
+        mass[0] += mass[blk]
+        dist[0] += dist[blk]
+        log_z[0] += log_z[blk]
+        plogp[0] += plogp[blk]
+    return sums[0], mass[0, 0], dist[0, 0], log_z[0, 0], plogp[0, 0]
+
+
+@numba.njit(cache=True, nogil=True)
+def _step_one(X, x_sq, centers, log_w, inv_t, mass_constrained, with_stats):  # pragma: no cover
+    """One fixed-point step of one run: the pass, then the centroid condition and weights."""
+    sums, mass, dist, log_z, plogp = _pass_one(X, x_sq, centers, log_w, inv_t, with_stats)
+    K, d = centers.shape
+    new = np.empty((K, d))
+    for k in range(K):
+        if mass[k] > 0.0:
+            for j in range(d):
+                new[k, j] = sums[k, j] / mass[k]
+        else:
+            for j in range(d):
+                new[k, j] = centers[k, j]
+    if mass_constrained:
+        n = X.shape[0]
+        new_lw = np.empty(K)
+        for k in range(K):
+            new_lw[k] = np.log(mass[k] / n) if mass[k] > 0.0 else -np.inf
+    else:
+        new_lw = log_w.copy()
+    return new, new_lw, (sums, mass, dist, log_z, plogp)
+
+
+@numba.njit(cache=True, nogil=True)
+def _sq_norm(a):  # pragma: no cover - compiled
+    acc = 0.0
+    for v in a.ravel():
+        acc += v * v
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
+def _sq_change(a, b):  # pragma: no cover - compiled
+    K, d = a.shape
+    acc = 0.0
+    for k in range(K):
+        for j in range(d):
+            t = a[k, j] - b[k, j]
+            acc += t * t
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
+def _fixed_point_one_loop(
+    X, x_sq, centers, log_w, inv_t, mass_constrained, max_iter, tol, accelerate, final_stats
+):  # pragma: no cover - compiled
+    """:func:`_fixed_point_loop` for one run, compiled: the same steps and tests."""
+    check_level = 2 if final_stats else 0
+    shift = np.inf
+    step_max = 4.0
+    n_iter = 0
+    while n_iter < max_iter:
+        if not accelerate or max_iter - n_iter < 3:
+            new, new_lw, out = _step_one(
+                X, x_sq, centers, log_w, inv_t, mass_constrained, check_level
+            )
+            shift = _sq_change(new, centers)
+            n_iter += 1
+            if shift <= tol:
+                if final_stats:
+                    return centers, log_w, n_iter, shift, out
+                return new, new_lw, n_iter, shift, out
+            centers, log_w = new, new_lw
+        else:
+            c1, lw1, out1 = _step_one(X, x_sq, centers, log_w, inv_t, mass_constrained, check_level)
+            shift = _sq_change(c1, centers)
+            if shift <= tol:
+                n_iter += 1
+                if final_stats:
+                    return centers, log_w, n_iter, shift, out1
+                return c1, lw1, n_iter, shift, out1
+            c2, lw2, out2 = _step_one(X, x_sq, c1, lw1, inv_t, mass_constrained, 1)
+            r = c1 - centers
+            v = c2 - 2.0 * c1 + centers
+            norm_r = np.sqrt(_sq_norm(r))
+            norm_v = np.sqrt(_sq_norm(v))
+            step_length = min(max(norm_r / max(norm_v, 1e-300), 1.0), step_max)
+            alpha = -step_length
+            jump = centers - 2.0 * alpha * r + alpha**2 * v
+            c3, lw3, out3 = _step_one(X, x_sq, jump, lw2, inv_t, mass_constrained, 1)
+            n_iter += 3
+            # keep the extrapolation only where it did not raise the free energy
+            good = out3[3] >= out2[3] and np.all(np.isfinite(c3))
+            # a step that overshot shortens the next; one accepted at the cap lengthens it
+            if good:
+                if step_length >= step_max:
+                    step_max = 2.0 * step_max
+            else:
+                step_max = step_max / 2.0
+            step_max = min(max(step_max, 1.0), 1e3)
+            if good:
+                centers, log_w = c3, lw3
+            else:
+                centers, log_w = c2, lw2
+    out = _step_one(X, x_sq, centers, log_w, inv_t, mass_constrained, 2)[2]
+    return centers, log_w, n_iter, shift, out
+
+
+def _fixed_point_one(
+    X,
+    centers,
+    log_weights,
+    temperature,
+    x_sq,
+    *,
+    mass_constrained,
+    max_iter,
+    tol,
+    accelerate,
+    final_stats=False,
+):
+    """:func:`_fixed_point` of one run (``centers`` (1, K, d)), compiled on small data.
+
+    Up to ``_COMPILED_ROWS`` rows the whole iteration is one compiled loop
+    (:func:`_fixed_point_one_loop`); above, and for several runs, it is
+    :func:`_fixed_point`, its twin in NumPy. Same contract and returns.
+    """
+    if centers.shape[0] != 1 or X.shape[0] > _COMPILED_ROWS:
+        return _fixed_point(
+            X,
+            centers,
+            log_weights,
+            temperature,
+            x_sq,
+            mass_constrained=mass_constrained,
+            max_iter=max_iter,
+            tol=tol,
+            accelerate=accelerate,
+            final_stats=final_stats,
+        )
+    args = (
+        np.ascontiguousarray(X, dtype=float),
+        np.ascontiguousarray(x_sq, dtype=float),
+        np.ascontiguousarray(centers[0], dtype=float),
+        np.ascontiguousarray(log_weights[0], dtype=float),
+        1.0 / temperature,
+        bool(mass_constrained),
+        int(max_iter),
+        float(tol),
+        bool(accelerate),
+        bool(final_stats),
+    )
+    if getattr(_HELD, "on", False):
+        c, lw, n_iter, shift, out = _fixed_point_one_loop(*args)
+    else:
+        with one_blas_thread():
+            c, lw, n_iter, shift, out = _fixed_point_one_loop(*args)
+    sums, mass, dist, log_z, plogp = out
+    shift = np.array([shift])
+    if not final_stats:
+        return c[None], lw[None], n_iter, shift
+    stats = (sums[None], mass[None], dist[None], np.array([log_z]), np.array([plogp]))
+    return c[None], lw[None], n_iter, shift, stats
