@@ -14,8 +14,10 @@ from sklearn.datasets import make_blobs
 
 from statmechlearn.cluster import DeterministicAnnealing
 from statmechlearn.cluster._annealing_moves import (
+    coincident_groups,
     nearest_three,
     predicted_moves,
+    predicted_moves_numpy,
     two_means,
     two_means_numpy,
 )
@@ -118,6 +120,8 @@ def test_predicted_moves_are_the_hard_distortions_after_each_move(k):
     halves = [X[rng.choice(300, 2, replace=False)] for _ in range(k)]
     halves[0] = None
     predicted = predicted_moves(X, x_sq, centers, halves)
+    # the compiled per-row loop and its NumPy twin: the same bits
+    np.testing.assert_array_equal(predicted, predicted_moves_numpy(X, x_sq, centers, halves))
     for i in range(k):
         for j in range(k):
             if i == j or halves[j] is None:
@@ -148,3 +152,12 @@ def test_two_means_kernel_matches_its_numpy_twin(n, d, std, n_iter):
     assert sse == pytest.approx(
         ((X[:, None] - pair[None]) ** 2).sum(-1).min(axis=1).sum(), rel=1e-12
     )
+
+
+def test_coincident_groups_without_and_with_coincident_pairs():
+    # the shortcut for no coinciding pair and the loop agree on what they both cover
+    np.testing.assert_array_equal(coincident_groups(np.eye(4, dtype=bool)), np.arange(4))
+    np.testing.assert_array_equal(coincident_groups(np.zeros((3, 3), dtype=bool)), np.arange(3))
+    close = np.eye(5, dtype=bool)
+    close[1, 3] = close[3, 1] = True
+    np.testing.assert_array_equal(coincident_groups(close), [0, 1, 2, 1, 3])

@@ -397,8 +397,12 @@ class DeterministicAnnealing(
                 labels[rows] = proba[:, 0, :].argmax(axis=1)
         return labels, inertia
 
-    def _iterate(self, X, centers, log_w, T):
-        """The fixed point at T from (centers, log_w), with the path statistics of its last pass."""
+    def _iterate(self, X, centers, log_w, T, *, with_stats=True):
+        """The fixed point at T from (centers, log_w), with the path statistics of its last pass.
+
+        ``with_stats=False`` (the relocation's trials, whose statistics nothing reads)
+        returns None in their place.
+        """
         # fit validated X once; the per-temperature calls skip the public checks
         c, lw, n_it, shift, out = _fixed_point_one(
             X,
@@ -417,7 +421,7 @@ class DeterministicAnnealing(
         self.n_iter_ += n_it
         if shift[0] > self._tol_abs:
             self._stalled.append((T, float(shift[0])))
-        return c[0], lw[0], self._stats_from(X.shape[0], T, out)
+        return c[0], lw[0], self._stats_from(X.shape[0], T, out) if with_stats else None
 
     @staticmethod
     def _stats_from(n, T, out):
@@ -590,9 +594,13 @@ class DeterministicAnnealing(
         stride = -(-X.shape[0] // SWAP_ROWS)
         Xs, self._x_sq = X[::stride], x_sq[::stride]
         events = []
+
+        def trial(X, centers, log_w, T):
+            return self._iterate(X, centers, log_w, T, with_stats=False)
+
         try:
-            moved_c, moved_w = relocate(Xs, self._x_sq, centers, log_w, T, self._iterate, events)
-            swapped = swap(Xs, self._x_sq, moved_c, T, self._iterate, events, rng)
+            moved_c, moved_w = relocate(Xs, self._x_sq, centers, log_w, T, trial, events)
+            swapped = swap(Xs, self._x_sq, moved_c, T, trial, events, rng)
             if swapped is not None:
                 moved_c, moved_w = swapped
         finally:
@@ -600,7 +608,7 @@ class DeterministicAnnealing(
         if not events:
             return centers, log_w
         if stride > 1:
-            moved_c, moved_w, _ = self._iterate(X, moved_c, moved_w, T)
+            moved_c, moved_w, _ = self._iterate(X, moved_c, moved_w, T, with_stats=False)
             if not nearest(X, x_sq, moved_c)[1] < nearest(X, x_sq, centers)[1] * (1.0 - 1e-12):
                 return centers, log_w
         self.path_.events.extend(events)

@@ -22,6 +22,7 @@ __all__ = [
     "nearest_three",
     "nearest_two",
     "predicted_moves",
+    "predicted_moves_numpy",
     "principal_axes",
     "relocate",
     "swap",
@@ -223,6 +224,11 @@ def coincident_groups(close):
     ``close`` is a symmetric boolean matrix; each code vector joins the group
     of the first earlier one it coincides with, groups are numbered in order.
     """
+    close = np.asarray(close, dtype=bool)
+    # the usual case, no pair coinciding (the record, the merge test and the candidates
+    # ask at every temperature): each code vector is its own group, without the loop
+    if np.count_nonzero(close) == np.count_nonzero(close.diagonal()):
+        return np.arange(len(close))
     labels = np.full(len(close), -1)
     n_groups = 0
     for i in range(len(close)):
@@ -263,6 +269,50 @@ def predicted_moves(X, x_sq, centers, halves):
     vectors determine. Returns a ``(K, K)`` array (``inf`` on the diagonal
     and for clusters without halves).
     """
+    K = len(centers)
+    labels, dist = nearest_three(X, x_sq, centers)
+    labels = np.ascontiguousarray(labels, dtype=np.int64)
+    dist = np.ascontiguousarray(dist)
+    predicted = np.full((K, K), np.inf)
+    for j in range(K):
+        if halves[j] is None:
+            continue
+        to_halves = squared_distances(X, halves[j], x_sq).min(axis=1)
+        base, change = _move_change(labels, dist, to_halves, j, K)
+        predicted[:, j] = base.sum() + change[:K]
+        predicted[j, j] = np.inf
+    return predicted
+
+
+@numba.njit(cache=True, nogil=True)
+def _move_change(labels, dist, to_halves, j, K):  # pragma: no cover - compiled
+    """Per row the distortion once ``j`` gives way to its halves; per removed ``i`` the change.
+
+    Each row's nearest (a) and second-nearest (b) code vector other than ``j``
+    among its three nearest; ``base`` is the nearer of a and the halves, and a
+    row whose a is removed falls back to b: ``change[a]`` adds ``min(d_b, halves)
+    - base``, row by row (as ``np.bincount`` with weights; :func:`predicted_moves_numpy`
+    is the NumPy twin).
+    """
+    m = labels.shape[0]
+    base = np.empty(m)
+    change = np.zeros(K + 1)
+    for r in range(m):
+        first = 0
+        while labels[r, first] == j:
+            first += 1
+        second = first + 1
+        while labels[r, second] == j:
+            second += 1
+        h = to_halves[r]
+        b = min(dist[r, first], h)
+        base[r] = b
+        change[labels[r, first]] += min(dist[r, second], h) - b
+    return base, change
+
+
+def predicted_moves_numpy(X, x_sq, centers, halves):
+    """NumPy twin of :func:`predicted_moves`."""
     K, m = len(centers), X.shape[0]
     labels, dist = nearest_three(X, x_sq, centers)
     rows = np.arange(m)
