@@ -9,6 +9,7 @@ temperature, with the nearest-code-vector passes they need. Used by
 
 import numba
 import numpy as np
+import scipy.linalg
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from statmechlearn._core.distances import squared_distances
@@ -41,6 +42,9 @@ RELOCATION_ROWS = 4096
 # Features above which the principal axis comes from Lanczos, not a full eigh (below it
 # LAPACK's whole decomposition costs less than ARPACK's setup).
 DENSE_EIGH_MAX = 256
+# Features from which the 2-means start asks LAPACK for the top eigenpair alone (below it
+# the full decomposition costs as little).
+TWO_MEANS_SUBSET_MIN = 32
 # Swap moves: data points drawn per round, best predicted swaps verified per round, rows
 # (at most) on which the swaps' distortions are predicted, and rounds per code vector.
 SWAP_CANDIDATES = 32
@@ -110,9 +114,15 @@ def nearest_two(X, x_sq, centers):
 def _two_means_start(points):
     """The 2-means start: the mean plus and minus the principal axis, scaled by its spread."""
     mean = points.mean(axis=0)
-    values, vectors = np.linalg.eigh(
-        np.cov(points, rowvar=False, bias=True).reshape(points.shape[1], points.shape[1])
-    )
+    d = points.shape[1]
+    cov = np.cov(points, rowvar=False, bias=True).reshape(d, d)
+    if d >= TWO_MEANS_SUBSET_MIN:
+        # the top pair alone (LAPACK's dsyevx): 100 us instead of 270 at d = 64
+        values, vectors = scipy.linalg.eigh(
+            cov, subset_by_index=[d - 1, d - 1], driver="evx", check_finite=False
+        )
+    else:
+        values, vectors = np.linalg.eigh(cov)
     offset = np.sqrt(max(values[-1], 0.0)) * vectors[:, -1]
     return np.array([mean + offset, mean - offset])
 
