@@ -172,30 +172,31 @@ def _two_means_loop(points, pair, n_iter):  # pragma: no cover - compiled
         pair = new
     sse = 0.0
     for i in range(m):
-        d0 = 0.0
-        d1 = 0.0
-        for j in range(d):
-            a = points[i, j] - pair[0, j]
-            b = points[i, j] - pair[1, j]
-            d0 += a * a
-            d1 += b * b
+        d0, d1 = _to_pair(points, pair, i)
         sse += min(d0, d1)
     return pair, sse
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _to_pair(points, pair, i):  # pragma: no cover - compiled
+    """Squared distances of row ``i`` to the two centres of ``pair``."""
+    d0 = 0.0
+    d1 = 0.0
+    for j in range(points.shape[1]):
+        a = points[i, j] - pair[0, j]
+        b = points[i, j] - pair[1, j]
+        d0 += a * a
+        d1 += b * b
+    return d0, d1
 
 
 @numba.njit(cache=True, nogil=True)
 def _two_means_sides(points, pair, side):  # pragma: no cover - compiled
     """Each row's nearer centre of ``pair`` into ``side``; returns how many chose the second."""
-    m, d = points.shape
+    m = points.shape[0]
     n_one = 0
     for i in range(m):
-        d0 = 0.0
-        d1 = 0.0
-        for j in range(d):
-            a = points[i, j] - pair[0, j]
-            b = points[i, j] - pair[1, j]
-            d0 += a * a
-            d1 += b * b
+        d0, d1 = _to_pair(points, pair, i)
         s = 1 if d1 < d0 else 0
         side[i] = s
         n_one += s

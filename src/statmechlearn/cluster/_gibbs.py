@@ -319,43 +319,40 @@ def _pass_kernel(X, cy, x_sq, y_sq, log_w, inv_t, with_stats):
     return sums.reshape(B, K, d), mass, dist, log_z, plogp
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _softmax_row(logits, i):  # pragma: no cover - compiled
+    """Row ``i`` of ``logits`` into its softmax in place; returns its log normaliser."""
+    m = logits.shape[1]
+    top = -np.inf
+    for k in range(m):
+        top = max(top, logits[i, k])
+    total = 0.0
+    for k in range(m):
+        e = np.exp(logits[i, k] - top)
+        logits[i, k] = e
+        total += e
+    for k in range(m):
+        logits[i, k] /= total
+    return np.log(total) + top
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _softmax_rows_parallel(logits):  # pragma: no cover - compiled
     """:func:`_softmax_rows_serial`, the rows over numba's threads."""
-    n, m = logits.shape
+    n = logits.shape[0]
     log_z = np.empty(n)
     for i in numba.prange(n):
-        top = -np.inf
-        for k in range(m):
-            top = max(top, logits[i, k])
-        total = 0.0
-        for k in range(m):
-            e = np.exp(logits[i, k] - top)
-            logits[i, k] = e
-            total += e
-        for k in range(m):
-            logits[i, k] /= total
-        log_z[i] = np.log(total) + top
+        log_z[i] = _softmax_row(logits, i)
     return log_z
 
 
 @numba.njit(cache=True, nogil=True)
 def _softmax_rows_serial(logits):  # pragma: no cover - compiled
     """Each row of ``logits`` into its softmax in place; returns the rows' log normalisers."""
-    n, m = logits.shape
+    n = logits.shape[0]
     log_z = np.empty(n)
     for i in range(n):
-        top = -np.inf
-        for k in range(m):
-            top = max(top, logits[i, k])
-        total = 0.0
-        for k in range(m):
-            e = np.exp(logits[i, k] - top)
-            logits[i, k] = e
-            total += e
-        for k in range(m):
-            logits[i, k] /= total
-        log_z[i] = np.log(total) + top
+        log_z[i] = _softmax_row(logits, i)
     return log_z
 
 
