@@ -20,7 +20,14 @@ import warnings
 
 import numpy as np
 
-from statmechlearn.experiments import Derived, FigureSpec, Measurement, mean_se, subplots
+from statmechlearn.experiments import (
+    Derived,
+    FigureSpec,
+    Measurement,
+    mean_se,
+    measure,
+    subplots,
+)
 from statmechlearn.papers.mixture._common import PAPER
 from statmechlearn.papers.shared import measured_critical_temperature
 
@@ -182,10 +189,7 @@ def _checks(settings):
             r = r[done] - 1.0
             if statistic == "above":
                 return Measurement(float(np.mean(r > 1e-9)) if r.size else math.nan)
-            if r.size < 2:
-                return Measurement(math.nan)
-            se = float(r.std(ddof=1) / math.sqrt(r.size))
-            return Measurement(float(r.mean()), se, int(r.size), 0)
+            return measure(r)
 
         return compute
 
