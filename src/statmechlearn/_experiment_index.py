@@ -29,6 +29,7 @@ __all__ = [
     "plugin_entries",
     "static_entries",
     "stored_modes",
+    "stored_state",
     "timings_from_store",
     "verified_states",
 ]
@@ -244,12 +245,41 @@ def _glob_escape(text):
     return "".join(f"[{c}]" if c in "*?[]" else c for c in text)
 
 
-def verified_states(out, names):
-    """``{name: {mode: "current" | "stale"}}`` for the stored results of ``names``.
+def stored_state(store, spec, mode):
+    """What ``store`` holds of ``spec`` in ``mode``: current, partial or stale.
 
-    Current means a file under the result key of today's code and
-    libraries; stale, only files under other keys. Imports the paper
-    modules (the key hashes their code).
+    Current means a complete result under the key of today's code and
+    libraries; partial, a run under that key that was interrupted (the next
+    run computes only the cells it lacks); stale, only files under other
+    keys (the next run recomputes them all).
+
+    Parameters
+    ----------
+    store : ResultStore
+    spec : FigureSpec
+    mode : {"quick", "full"}
+
+    Returns
+    -------
+    str
+    """
+    from statmechlearn.experiments._runner import missing_cells
+
+    if not store.path(spec, mode).exists():
+        return "stale"
+    ds = store.load(spec, mode)
+    # a damaged file is set aside by load: the next run recomputes every cell
+    missing = None if ds is None else missing_cells(spec, mode, ds)
+    if missing is None:
+        return "stale"
+    return "current" if missing == 0 else f"partial ({missing} cells to go)"
+
+
+def verified_states(out, names):
+    """``{name: {mode: state}}`` for the stored results of ``names`` (:func:`stored_state`).
+
+    Imports the paper modules (the key hashes their code) and opens each
+    current file to count the cells it lacks.
 
     Parameters
     ----------
@@ -268,9 +298,7 @@ def verified_states(out, names):
         modes = stored_modes(out, name)
         if modes:
             spec = get(name)
-            states[name] = {
-                m: "current" if store.path(spec, m).exists() else "stale" for m in modes
-            }
+            states[name] = {m: stored_state(store, spec, m) for m in modes}
     return states
 
 

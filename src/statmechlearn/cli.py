@@ -263,8 +263,9 @@ def list_experiments(
         bool,
         typer.Option(
             "--verify",
-            help="Tell results of the current code (current) from older ones (stale); "
-            "imports every experiment, so it takes seconds.",
+            help="Tell complete results of the current code (current) from interrupted "
+            "ones (partial) and older ones (stale); imports every experiment and opens "
+            "each current file, so it takes seconds.",
         ),
     ] = False,
     modules: Annotated[
@@ -290,7 +291,8 @@ def list_experiments(
 
     STORED lists the modes of which --out holds a result under any key,
     without checking that it is the current code's; with --verify each says
-    current or stale (stale results are recomputed by the next run).
+    current, partial (an interrupted run: the next run computes only the cells
+    it lacks) or stale (the next run recomputes it).
     """
     from statmechlearn._experiment_index import (
         format_estimate,

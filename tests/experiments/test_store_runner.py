@@ -121,3 +121,15 @@ def test_a_run_stores_every_finished_cells_processor_time(tmp_path, small_spec):
     assert ds.attrs["cell_cpu_s_total"] == pytest.approx(
         float(ds["theory_cpu_s"].sum() + ds["sim_cpu_s"].sum())
     )
+
+
+def test_list_tells_an_interrupted_run_from_a_complete_one(tmp_path, small_spec, interrupt_run):
+    from statmechlearn._experiment_index import stored_state
+
+    store = ResultStore(tmp_path / "store")
+    assert stored_state(store, small_spec, "quick") == "stale"  # nothing under today's key
+    interrupt_run(small_spec, tmp_path, at=6)
+    n_cells = 2 * (1 + 6)
+    assert stored_state(store, small_spec, "quick") == f"partial ({n_cells - 5} cells to go)"
+    run_experiment(small_spec, "quick", out=tmp_path, progress=False)
+    assert stored_state(store, small_spec, "quick") == "current"
