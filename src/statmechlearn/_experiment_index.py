@@ -263,7 +263,7 @@ def stored_state(store, spec, mode):
     -------
     str
     """
-    from statmechlearn.experiments._runner import missing_cells
+    from statmechlearn.experiments import missing_cells
 
     if not store.path(spec, mode).exists():
         return "stale"

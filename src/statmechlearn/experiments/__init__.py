@@ -24,6 +24,8 @@ Running and reporting
 ---------------------
 run_experiment, run_experiments
     Compute missing cells into the store.
+missing_cells
+    How many cells a stored (possibly interrupted) result still lacks.
 write_report
     Build the HTML report from the store.
 write_bundle, read_bundle, bundle_status, bundle_page
@@ -79,6 +81,7 @@ from statmechlearn.experiments._report import ReportSummary, evaluate_checks, wr
 from statmechlearn.experiments._runner import (
     RunSummary,
     SchedulerUnavailableError,
+    missing_cells,
     run_experiment,
     run_experiments,
 )
@@ -122,6 +125,7 @@ __all__ = [
     "make_variant",
     "mean_se",
     "measure",
+    "missing_cells",
     "module_names",
     "names",
     "overridable",
