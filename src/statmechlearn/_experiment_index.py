@@ -265,13 +265,11 @@ def stored_state(store, spec, mode):
     """
     from statmechlearn.experiments import missing_cells
 
-    if not store.path(spec, mode).exists():
-        return "stale"
     ds = store.load(spec, mode)
-    # a damaged file is set aside by load: the next run recomputes every cell
-    missing = None if ds is None else missing_cells(spec, mode, ds)
-    if missing is None:
+    if ds is None:
+        # none under today's key, or a damaged one (load sets it aside): all to recompute
         return "stale"
+    missing = missing_cells(spec, mode, ds)
     return "current" if missing == 0 else f"partial ({missing} cells to go)"
 
 
