@@ -73,7 +73,8 @@ def _gibbs_step(X, x_sq, P, lam, temperature):  # pragma: no cover - compiled
     cross = np.dot(X, np.ascontiguousarray(Y.T))
     # the row softmax by hand, not _gibbs._softmax_rows: that one is a parallel region, whose
     # launch costs more than this whole step on a few hundred rows (measured 0.75 s -> 0.96 s
-    # for a default fit of 30 rows), and the change is taken in the same pass
+    # for a default fit of 30 rows); nor its serial row (_softmax_row), which has no guard
+    # for a row whose logits are all -inf; and the change is taken in the same pass
     new = np.empty_like(P)
     change = 0.0
     for i in range(n):
