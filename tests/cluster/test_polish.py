@@ -1,0 +1,117 @@
+"""Single-object moves: the compiled polishers against their twins and against brute force."""
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from statmechlearn.cluster import _polish as P
+
+
+def _instance(seed):
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(5, 14)), int(rng.integers(2, 4))
+    X = rng.normal(size=(n, 2)) + rng.integers(0, 2, size=(n, 1)) * 3.0
+    labels = rng.integers(0, k, n)
+    labels[:k] = np.arange(k)
+    D = ((X[:, None] - X[None]) ** 2).sum(-1) * np.exp(0.3 * rng.normal(size=(n, n)))
+    D = (D + D.T) / 2.0
+    np.fill_diagonal(D, 0.0)
+    H = rng.dirichlet(np.full(5, 0.7), size=n)
+    w = rng.uniform(0.5, 1.5, n)
+    E = X / np.linalg.norm(X, axis=1, keepdims=True)
+    return X, D, H, w / w.sum(), E, labels, k
+
+
+def _variants(X, D, H, w, E, k):
+    """(name, compiled, twin, cost, free number of clusters) for one instance."""
+    yield (
+        "sse",
+        (lambda lab, m=None: P.sse_moves(X, lab, k)),
+        (lambda lab, m=None: P.sse_moves_numpy(X, lab, k)),
+        (lambda lab: P._sse(X, lab)),
+        False,
+    )
+    for normalised in (True, False):
+        W = D if normalised else -D
+        for free in (False, True):
+            m = k + 1 if free else None
+            yield (
+                f"pairs normalised={normalised} free={free}",
+                lambda lab, W=W, n=normalised, m=m: P.pair_moves(
+                    W, lab, k + 1, normalised=n, max_clusters=m
+                ),
+                lambda lab, W=W, n=normalised, m=m: P.pair_moves_numpy(
+                    W, lab, k + 1, normalised=n, max_clusters=m
+                ),
+                lambda lab, W=W, n=normalised: P._pair_cost(W, lab, n),
+                free,
+            )
+    for free in (False, True):
+        m = k + 1 if free else None
+        yield (
+            f"entropy free={free}",
+            lambda lab, m=m: P.entropy_moves(H, w, lab, k + 1, max_clusters=m),
+            lambda lab, m=m: P.entropy_moves_numpy(H, w, lab, k + 1, max_clusters=m),
+            lambda lab: P._entropy_cost(w[:, None] * H, lab),
+            free,
+        )
+        yield (
+            f"directions free={free}",
+            lambda lab, m=m: P.direction_moves(E, lab, k + 1, max_clusters=m),
+            lambda lab, m=m: P.direction_moves_numpy(E, lab, k + 1, max_clusters=m),
+            lambda lab: P._direction_cost(E, lab),
+            free,
+        )
+
+
+def _no_single_move_lowers(cost, labels, n_labels, free):
+    now = cost(labels)
+    counts = np.bincount(labels, minlength=n_labels)
+    for i, b in itertools.product(range(len(labels)), range(n_labels)):
+        a = labels[i]
+        if b == a or (not free and (counts[a] == 1 or counts[b] == 0)):
+            continue
+        trial = labels.copy()
+        trial[i] = b
+        if cost(trial) < now - 1e-9 * max(1.0, abs(now)):
+            return False
+    return True
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_polishers_match_their_twins_and_end_at_a_local_minimum(seed):
+    X, D, H, w, E, labels, k = _instance(seed)
+    for name, compiled, twin, cost, free in _variants(X, D, H, w, E, k):
+        start = labels.copy()
+        got, n_moves = compiled(start)
+        assert np.array_equal(start, labels), name  # the input is not modified
+        want, n_twin = twin(labels.copy())
+        assert np.array_equal(got, want) and n_moves == n_twin, name
+        assert cost(got) <= cost(labels) + 1e-12 * max(1.0, abs(cost(labels))), name
+        n_labels = k if name == "sse" else k + 1
+        assert _no_single_move_lowers(cost, got, n_labels, free), name
+        if not free:
+            # the same clusters stay non-empty
+            assert set(np.unique(got)) == set(np.unique(labels)), name
+
+
+def test_hartigan_finds_the_move_lloyd_cannot():
+    # Lloyd's fixed point: every point is nearest its own mean, yet moving the middle
+    # point to the pair's cluster lowers the cost (n_b/(n_b+1) < n_a/(n_a-1))
+    X = np.array([[0.0], [2.0], [2.9], [5.0], [5.2]])
+    labels = np.array([0, 0, 1, 1, 1])
+    means = np.array([X[labels == c].mean() for c in (0, 1)])
+    assert np.array_equal(np.abs(X - means).argmin(axis=1), labels)
+    got, n_moves = P.sse_moves(X, labels, 2)
+    assert n_moves >= 1 and P._sse(X, got) < P._sse(X, labels)
+
+
+def test_bad_labels_are_refused():
+    with pytest.raises(ValueError, match=r"labels must lie in \[0, n_clusters\)"):
+        P.sse_moves(np.zeros((3, 1)), np.array([0, 1, 2]), 2)
+    with pytest.raises(ValueError, match="free number of clusters"):
+        P.sse_moves(np.zeros((3, 1)), np.array([0, 1, 1]), 2, max_clusters=3)
