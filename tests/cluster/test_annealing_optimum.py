@@ -70,14 +70,19 @@ def test_reaches_the_exact_optimum_of_a_tiny_instance_a_plain_anneal_misses():
     )
     optimum = exact_sse(Y, 3)
     assert optimum == pytest.approx(10.728133333, rel=1e-9)
-    # the annealed path alone ends in the local minimum at 12.268
+    # the annealed path alone ends in the local minimum at 12.268, a fixed point of Lloyd's
+    # from which one row's single move (Hartigan's rule) reaches the optimum
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         plain = DeterministicAnnealing(3, relocate=False, random_state=0).fit(Y)
-    assert plain.inertia_ > 1.1 * optimum
+    last = plain.path_.centers[-1]
+    path_end = ((Y[:, None] - last[None]) ** 2).sum(-1).min(axis=1).sum()
+    assert path_end == pytest.approx(12.268, abs=1e-3)
+    assert plain.path_.events[-1]["single_moves"] == 1
     for seed in range(5):
-        da = DeterministicAnnealing(3, random_state=seed).fit(Y)
-        assert da.inertia_ == pytest.approx(optimum, rel=1e-9)
+        for relocate in (True, False):
+            da = DeterministicAnnealing(3, relocate=relocate, random_state=seed).fit(Y)
+            assert da.inertia_ == pytest.approx(optimum, rel=1e-9)
 
 
 def test_reaches_the_exact_optimum_on_most_random_tiny_instances():
@@ -161,3 +166,29 @@ def test_coincident_groups_without_and_with_coincident_pairs():
     close = np.eye(5, dtype=bool)
     close[1, 3] = close[3, 1] = True
     np.testing.assert_array_equal(coincident_groups(close), [0, 1, 2, 1, 3])
+
+
+def _single_move_gain(X, labels):
+    """Largest decrease of the k-means cost that moving one row to another cluster gives."""
+    K = labels.max() + 1
+    counts = np.bincount(labels, minlength=K).astype(float)
+    means = np.array([X[labels == c].mean(axis=0) for c in range(K)])
+    d2 = ((X[:, None, :] - means[None]) ** 2).sum(-1)
+    own = d2[np.arange(len(X)), labels]
+    n_own = counts[labels]
+    leave = np.where(n_own > 1, n_own / np.maximum(n_own - 1, 1) * own, -np.inf)
+    join = counts / (counts + 1) * d2
+    join[np.arange(len(X)), labels] = np.inf
+    return float(np.max(leave - join.min(axis=1)))
+
+
+@pytest.mark.parametrize("relocate", [True, False])
+def test_the_final_partition_admits_no_single_move_that_lowers_the_cost(relocate):
+    X8, _ = make_blobs(600, centers=8, cluster_std=1.5, random_state=1)
+    rng = np.random.default_rng(3)
+    for X, k in ((X8, 8), (rng.normal(size=(40, 2)), 4), (rng.normal(size=(200, 5)), 6)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            da = DeterministicAnnealing(k, relocate=relocate, random_state=0).fit(X)
+        labels = da.transform(X).argmin(axis=1)
+        assert _single_move_gain(X, labels) <= 1e-9 * da.inertia_

@@ -40,6 +40,7 @@ from statmechlearn.cluster._gibbs import (
     posterior,
     statistics_from_pass,
 )
+from statmechlearn.cluster._polish import sse_moves
 from statmechlearn.cluster._schedule import GeometricSchedule, run_schedule
 from statmechlearn.theory.annealing import critical_temperature
 
@@ -557,6 +558,8 @@ class DeterministicAnnealing(
         use_all_rows()
         if self.relocate and self.mass_constrained and len(centers) == K_max > 1:
             centers, log_w = self._relocate(X, centers, log_w, self.temperature_, rng)
+        if len(centers) > 1:
+            centers, log_w = self._single_moves(X, centers, log_w, self.temperature_)
         # The path needs each temperature's fixed point to tol; the answer is the last
         # one, polished as KMeans polishes its own: at T_floor assignments are all but
         # hard, so plain iteration reaches the exact fixed point in a few passes.
@@ -613,6 +616,40 @@ class DeterministicAnnealing(
                 return centers, log_w
         self.path_.events.extend(events)
         return moved_c, moved_w
+
+    def _single_moves(self, X, centers, log_w, T):
+        """Hartigan's single-object moves on the final partition, kept if the inertia falls.
+
+        The fixed point at the floor is one of Lloyd's: every row is nearest its own
+        centroid, yet moving one row to another cluster can still lower the k-means
+        cost (``n_b/(n_b+1) |x - m_b|^2 < n_a/(n_a-1) |x - m_a|^2``). The moves take the
+        partition to a local minimum of the cost under single moves
+        (:func:`~statmechlearn.cluster._polish.sse_moves`), where every row is still
+        nearest its own centroid, so the fixed point from its means is that partition.
+        """
+        labels, inertia = nearest(X, self._x_sq, centers)
+        K = len(centers)
+        if np.bincount(labels, minlength=K).min() == 0:
+            return centers, log_w
+        moved, n_moves = sse_moves(X, labels, K)
+        if n_moves == 0:
+            return centers, log_w
+        counts = np.bincount(moved, minlength=K)
+        sums = np.array([X[moved == c].sum(axis=0) for c in range(K)])
+        trial_w = np.log(counts / X.shape[0]) if self.mass_constrained else log_w
+        trial, trial_w, _ = self._iterate(X, sums / counts[:, None], trial_w, T, with_stats=False)
+        if not nearest(X, self._x_sq, trial)[1] < inertia * (1.0 - 1e-12):
+            return centers, log_w
+        self.path_.events.append(
+            {
+                "temperature": T,
+                "critical_temperature": np.nan,
+                "cluster": -1,
+                "accepted": True,
+                "single_moves": int(n_moves),
+            }
+        )
+        return trial, trial_w
 
     def _settled(self, centers):
         """Whether no split can come any more: every code vector allowed is in use and distinct."""
