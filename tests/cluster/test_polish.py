@@ -115,3 +115,33 @@ def test_bad_labels_are_refused():
         P.sse_moves(np.zeros((3, 1)), np.array([0, 1, 2]), 2)
     with pytest.raises(ValueError, match="free number of clusters"):
         P.sse_moves(np.zeros((3, 1)), np.array([0, 1, 1]), 2, max_clusters=3)
+
+
+def _tiny_dissimilarities(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 13))
+    X = rng.normal(size=(n, 2)) * 1.5
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    if seed % 2:
+        noise = np.exp(0.6 * rng.normal(size=(n, n)))
+        D = D * (noise + noise.T) / 2.0
+    return D, int(rng.integers(2, 4))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_pairwise_clusterers_end_where_no_single_move_lowers_their_cost(seed):
+    from statmechlearn.cluster import CorrelationClustering, PairwiseClustering
+
+    D, k = _tiny_dissimilarities(seed)
+    fits = {
+        "pairwise": PairwiseClustering(k, random_state=0),
+        "normalised graph partitioning": CorrelationClustering(
+            k, cost="normalized_graph_partitioning", random_state=0
+        ),
+    }
+    for name, est in fits.items():
+        labels = est.fit(D).labels_
+        assert _no_single_move_lowers(
+            lambda lab: P._pair_cost(D, lab, True), labels, labels.max() + 1, False
+        ), name
+        assert est.cost_ == pytest.approx(P._pair_cost(D, labels, True), rel=1e-9), name

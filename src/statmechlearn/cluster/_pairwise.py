@@ -55,6 +55,7 @@ from statmechlearn.cluster._pairwise_graph import (
     GraphCompletion,
     check_dissimilarity_graph,
 )
+from statmechlearn.cluster._polish import pair_moves
 from statmechlearn.cluster._schedule import GeometricSchedule
 
 __all__ = ["ConstantShiftEmbedding", "PairwiseClustering", "check_dissimilarity", "pairwise_cost"]
@@ -617,8 +618,16 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             adaptive=self.adaptive,
         )
         warn_annealing("PairwiseClustering", P, path, self.n_clusters, self.max_iter)
+        labels = np.argmax(P, axis=1)
+        if isinstance(product, ProductCounter) and P.shape[1] > 1:
+            # the last temperature's mean-field fixed point need not be a local minimum of
+            # the hard cost: single-object moves take its labels to one, and the
+            # assignments become those labels (the fixed point they leave is not theirs)
+            labels, n_moves = pair_moves(product.D, labels, P.shape[1], normalised=True)
+            if n_moves:
+                P = (labels[:, None] == np.arange(P.shape[1])).astype(float)
         self.assignments_ = P
-        self.labels_ = np.argmax(P, axis=1)
+        self.labels_ = labels
         # One product serves the mean fields of predict and the cost of the labels.
         onehot = (self.labels_[:, None] == np.arange(P.shape[1])).astype(float)
         G = product(np.hstack([P, onehot]))

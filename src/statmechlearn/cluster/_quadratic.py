@@ -42,6 +42,7 @@ from statmechlearn.cluster._maxent import (
 )
 from statmechlearn.cluster._mean_field import async_sweep
 from statmechlearn.cluster._pairwise import _mean_fields, check_dissimilarity, check_partition
+from statmechlearn.cluster._polish import direction_moves, pair_moves
 from statmechlearn.cluster._schedule import GeometricSchedule
 
 __all__ = ["CorrelationClustering", "LeastAngleClustering", "least_angle_cost"]
@@ -205,8 +206,14 @@ class LeastAngleClustering(ClusterMixin, BaseEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
         )
+        labels = np.argmax(P, axis=1)
+        if P.shape[1] > 1:
+            # single-object moves to a local minimum of the hard cost (see CorrelationClustering)
+            labels, n_moves = direction_moves(E, labels, P.shape[1])
+            if n_moves:
+                P = (labels[:, None] == np.arange(P.shape[1])).astype(float)
         self.assignments_ = P
-        self.labels_ = np.argmax(P, axis=1)
+        self.labels_ = labels
         self.cluster_directions_ = P.T @ E / n
         self.cost_ = least_angle_cost(E, self.labels_)
         self.path_ = path
@@ -500,8 +507,21 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
             # copies are a state of their own (they separate on cooling), not a split to undo.
             merge_tol=1e-5 if normalized else 0.0,
         )
+        labels = np.argmax(P, axis=1)
+        # the last mean-field fixed point need not be a local minimum of the hard cost:
+        # single-object moves take its labels to one (for the correlation costs a move may
+        # also open a cluster, up to n_clusters), and the assignments become those labels
+        free = None if partitioning else n_clusters
+        n_labels = P.shape[1] if partitioning else max(P.shape[1], n_clusters)
+        if n_labels > 1:
+            labels, n_moves = pair_moves(
+                -J, labels, n_labels, normalised=normalized, max_clusters=free
+            )
+            if n_moves:
+                labels = np.unique(labels, return_inverse=True)[1].reshape(-1)
+                P = (labels[:, None] == np.arange(labels.max() + 1)).astype(float)
         self.assignments_ = P
-        self.labels_ = np.argmax(P, axis=1)
+        self.labels_ = labels
         self.n_clusters_ = int(np.unique(self.labels_).size)
         hard = np.eye(P.shape[1])[self.labels_]
         self.cost_ = energy(hard)
