@@ -145,3 +145,21 @@ def test_pairwise_clusterers_end_where_no_single_move_lowers_their_cost(seed):
             lambda lab: P._pair_cost(D, lab, True), labels, labels.max() + 1, False
         ), name
         assert est.cost_ == pytest.approx(P._pair_cost(D, labels, True), rel=1e-9), name
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("method", ["annealing", "map"])
+def test_histogram_clustering_ends_where_no_single_move_lowers_its_cost(seed, method):
+    from statmechlearn.cluster import HistogramClustering
+
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(8, 13)), int(rng.integers(2, 4))
+    prototypes = rng.dirichlet(np.full(6, 2.0), size=k)
+    counts = np.array([rng.multinomial(25, prototypes[i % k]) for i in range(n)])
+    est = HistogramClustering(k, method=method, random_state=0).fit(counts)
+    cond = counts / counts.sum(axis=1, keepdims=True)
+    weights = np.full(n, 1.0 / n)
+    labels = est.labels_
+    assert _no_single_move_lowers(
+        lambda lab: P._entropy_cost(weights[:, None] * cond, lab), labels, labels.max() + 1, False
+    )

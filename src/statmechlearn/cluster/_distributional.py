@@ -40,6 +40,7 @@ from statmechlearn.cluster._maxent import (
     gibbs_assignments,
     run_annealing,
 )
+from statmechlearn.cluster._polish import entropy_moves
 from statmechlearn.cluster._schedule import GeometricSchedule
 
 __all__ = ["HistogramClustering", "kl_critical_temperature"]
@@ -438,6 +439,18 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
             if self.method == "map"
             else np.argmax(P, axis=1)
         )
+        if P.shape[1] > 1:
+            # the last fixed point (or Lloyd step) need not be a local minimum of the hard
+            # cost: single-object moves take the labels to one; the assignments, histograms
+            # and priors become those of the moved labels
+            moved, n_moves = entropy_moves(cond, weights, self.labels_, P.shape[1])
+            if n_moves:
+                P = (moved[:, None] == np.arange(P.shape[1])).astype(float)
+                q, _ = _centroids(P, cond, weights)
+                cost = _kl_cost(cond, model.neg_h, q)
+                self.assignments_, self.cluster_histograms_ = P, q
+                self.cluster_weights_ = weights @ P
+                self.labels_ = moved
         self.cost_ = float(weights @ cost[np.arange(n), self.labels_])
         self.temperature_ = float(self.min_temperature)
         return self
@@ -461,6 +474,13 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
                     break
                 labels = new
             total += it
+            if np.unique(labels).size == k:
+                # each restart ends at a local minimum of the hard cost under single moves,
+                # which a Lloyd step from its own centroids need not be
+                labels, n_moves = entropy_moves(cond, model.weights, labels, k)
+                if n_moves:
+                    q, _ = _centroids(np.eye(k)[labels], cond, model.weights)
+                    cost = _kl_cost(cond, model.neg_h, q)
             value = float(np.mean(cost[np.arange(n), labels]))
             if best is None or value < best[0]:
                 best = (value, np.eye(k)[labels], q)
