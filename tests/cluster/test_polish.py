@@ -163,3 +163,34 @@ def test_histogram_clustering_ends_where_no_single_move_lowers_its_cost(seed, me
     assert _no_single_move_lowers(
         lambda lab: P._entropy_cost(weights[:, None] * cond, lab), labels, labels.max() + 1, False
     )
+
+
+def test_smooth_kmeans_without_a_graph_reaches_the_optimum_three_groups_have():
+    # a six-point blob, a pair and an outlier: the anneal split the blob and put the outlier
+    # with the pair (sum of squares 38.227, 18 times the optimum) for every random_state
+    from statmechlearn.cluster import SmoothKMeans
+
+    X = np.array(
+        [
+            [6.75, 2.6],
+            [-5.75, -8.53],
+            [0.0, -3.54],
+            [6.47, 2.87],
+            [5.49, 3.04],
+            [6.72, 3.33],
+            [0.36, -4.44],
+            [6.94, 3.0],
+            [6.27, 3.12],
+        ]
+    )
+    best = min(
+        P._sse(X, np.array(labels))
+        for labels in itertools.product(range(3), repeat=len(X))
+        if len(set(labels)) == 3
+    )
+    assert best == pytest.approx(2.1281333, rel=1e-6)
+    for seed in range(4):
+        est = SmoothKMeans(3, random_state=seed).fit(X)
+        assert est.inertia_ == pytest.approx(best, rel=1e-9)
+        assert est.cost_ == pytest.approx(best, rel=1e-9)
+        assert np.array_equal(est.assignments_.argmax(axis=1), est.labels_)

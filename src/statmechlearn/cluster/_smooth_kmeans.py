@@ -11,8 +11,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import RANDOM_STATE, validate_named
+from statmechlearn.cluster._annealing_moves import nearest, relocate, swap
 from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._maxent import AssignmentPath, effective_clusters
+from statmechlearn.cluster._polish import sse_moves
 from statmechlearn.cluster._schedule import GeometricSchedule, run_schedule
 from statmechlearn.inference import PairwiseMRFCost, variational_free_energy
 from statmechlearn.theory.annealing import critical_temperature
@@ -64,6 +66,51 @@ def _reseed_smallest(Xc, labels, Y):
     Y = Y.copy()
     Y[small] = Y[best] + 1e-3 * np.sqrt(best_lam) * axis
     return Y, 2.0 * best_lam, small, best
+
+
+def _lloyd(X, x_sq, centers, max_iter=300):
+    """Lloyd's iteration from ``centers`` to a fixed point (an empty cluster keeps its centre)."""
+    for _ in range(max_iter):
+        labels, _ = nearest(X, x_sq, centers)
+        counts = np.bincount(labels, minlength=len(centers))
+        new = centers.copy()
+        for c in np.flatnonzero(counts):
+            new[c] = X[labels == c].mean(axis=0)
+        if np.array_equal(new, centers):
+            break
+        centers = new
+    return centers
+
+
+def _kmeans_moves(Xc, labels, k, rng, Q):
+    """The k-means moves of deterministic annealing on a hard partition; returns assignments.
+
+    Split-and-merge and swap moves (:func:`~statmechlearn.cluster._annealing_moves.relocate`,
+    :func:`~statmechlearn.cluster._annealing_moves.swap`), each trial a Lloyd fixed point,
+    then Hartigan's single-object moves (:func:`~statmechlearn.cluster._polish.sse_moves`).
+    ``Q`` (the mean-field assignments) is returned unchanged when nothing lowers the cost.
+    """
+    if k < 2 or np.bincount(labels, minlength=k).min() == 0:
+        return Q
+    x_sq = np.einsum("ij,ij->i", Xc, Xc)
+    centers = np.array([Xc[labels == c].mean(axis=0) for c in range(k)])
+    before = _within_ss(Xc, labels, k)
+
+    def trial(X, centers, log_w, T):
+        return _lloyd(X, np.einsum("ij,ij->i", X, X), centers), log_w, None
+
+    log_w = np.full(k, -np.log(k))
+    centers, _ = relocate(Xc, x_sq, centers, log_w, 0.0, trial, [])
+    swapped = swap(Xc, x_sq, centers, 0.0, trial, [], rng)
+    if swapped is not None:
+        centers = swapped[0]
+    moved, _ = nearest(Xc, x_sq, centers)
+    if np.bincount(moved, minlength=k).min() == 0:
+        moved = labels
+    moved, _ = sse_moves(Xc, moved, k)
+    if not _within_ss(Xc, moved, k) < before * (1.0 - 1e-12):
+        return Q
+    return (moved[:, None] == np.arange(k)).astype(float)
 
 
 class SmoothKMeans(ClusterMixin, BaseEstimator):
@@ -308,6 +355,11 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
                 break
             best = (value, Q, Y, T)
         _, Q, Y, T = best
+        if cost.W is None or not cost.W.nnz:
+            # Without a penalty the cost is k-means': the moves that make deterministic
+            # annealing reach its optimum (split-and-merge, swaps, then single objects),
+            # each verified by Lloyd's iteration, and kept only where the cost falls
+            Q = _kmeans_moves(Xc, Q.argmax(axis=1), k, rng, Q)
         self.n_iter_ = int(sum(path.n_iter))
         self.temperature_ = float(T)
         self._finish(X, Xc, Q.argmax(axis=1), Q, mean, cost, path)
