@@ -55,7 +55,7 @@ from statmechlearn.cluster._pairwise_graph import (
     GraphCompletion,
     check_dissimilarity_graph,
 )
-from statmechlearn.cluster._polish import pair_moves
+from statmechlearn.cluster._polish import pair_moves, pair_split_merge
 from statmechlearn.cluster._schedule import GeometricSchedule
 
 __all__ = ["ConstantShiftEmbedding", "PairwiseClustering", "check_dissimilarity", "pairwise_cost"]
@@ -621,10 +621,13 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         labels = np.argmax(P, axis=1)
         if isinstance(product, ProductCounter) and P.shape[1] > 1:
             # the last temperature's mean-field fixed point need not be a local minimum of
-            # the hard cost: single-object moves take its labels to one, and the
-            # assignments become those labels (the fixed point they leave is not theirs)
-            labels, n_moves = pair_moves(product.D, labels, P.shape[1], normalised=True)
-            if n_moves:
+            # the hard cost: single-object moves take its labels to one, split-and-merge
+            # moves exchange whole clusters, and the assignments become those labels (the
+            # fixed point they leave is not theirs)
+            start = labels
+            labels, _ = pair_moves(product.D, labels, P.shape[1], normalised=True)
+            labels = pair_split_merge(product.D, labels, P.shape[1], normalised=True)
+            if not np.array_equal(labels, start):
                 P = (labels[:, None] == np.arange(P.shape[1])).astype(float)
         self.assignments_ = P
         self.labels_ = labels

@@ -39,6 +39,7 @@ __all__ = [
     "entropy_moves_numpy",
     "pair_moves",
     "pair_moves_numpy",
+    "pair_split_merge",
     "sse_moves",
     "sse_moves_numpy",
 ]
@@ -535,3 +536,76 @@ def direction_moves_numpy(E, labels, n_clusters, *, max_clusters=None):
     # the compiled rule's threshold is on -2n times the cost
     tol = TOL / (2.0 * max(len(E), 1))
     return _twin(lambda lab: _direction_cost(E, lab), labels, n_clusters, max_clusters, tol)
+
+
+# -- split-and-merge for pair costs ------------------------------------------------------
+def _pair_total(W, labels, n_labels, normalised):
+    """The pair cost of ``labels`` (see :func:`pair_moves`), from one product."""
+    onehot = (labels[:, None] == np.arange(n_labels)).astype(float)
+    quad = np.einsum("ik,ik->k", onehot, W @ onehot)
+    if normalised:
+        return float(np.sum(quad / np.maximum(onehot.sum(axis=0), 1.0)) / 2.0)
+    return float((quad.sum() - np.trace(W)) / 2.0)
+
+
+def pair_split_merge(W, labels, n_clusters, *, normalised, max_rounds=None):
+    """Split-and-merge moves for a pair cost, each polished by single moves; returns labels.
+
+    Move ``(i, j)`` dissolves cluster ``i`` (each member to the cluster of its
+    smallest mean weight), then re-opens ``i`` with the member of ``j`` of the
+    largest mean weight to the rest of ``j``, and polishes by
+    :func:`pair_moves`: the two clusters a single move cannot exchange (it
+    cannot empty one to fill another). Each round tries every ``(i, j)`` and
+    keeps the lowest cost, while it falls by more than ``TOL`` of the scale.
+    The number of non-empty clusters is kept.
+
+    Parameters
+    ----------
+    W : ndarray of shape (n, n)
+    labels : ndarray of shape (n,)
+        Every one of ``n_clusters`` labels in use.
+    n_clusters : int
+    normalised : bool
+    max_rounds : int, optional
+        Default ``2 * n_clusters``.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    W = np.ascontiguousarray(W, dtype=float)
+    labels = _labels_in(labels, n_clusters)
+    K = n_clusters
+    if K < 2 or np.bincount(labels, minlength=K).min() == 0:
+        return labels
+    tol = TOL * max(float(np.abs(W).sum()) / max(len(W), 1), np.finfo(float).tiny)
+    best = _pair_total(W, labels, K, normalised)
+    for _ in range(2 * K if max_rounds is None else max_rounds):
+        onehot = (labels[:, None] == np.arange(K)).astype(float)
+        counts = onehot.sum(axis=0)
+        R = W @ onehot  # R[m, c]: summed weight of m to the members of c
+        mean_to = R / np.maximum(counts, 1.0)
+        found = None
+        for i in range(K):
+            for j in range(K):
+                if i == j or counts[j] < 2:
+                    continue
+                trial = labels.copy()
+                members = np.flatnonzero(labels == i)
+                others = np.delete(np.arange(K), i)
+                trial[members] = others[np.argmin(mean_to[np.ix_(members, others)], axis=1)]
+                in_j = np.flatnonzero(trial == j)
+                if len(in_j) < 2:
+                    continue
+                spread = W[np.ix_(in_j, in_j)].sum(axis=1) / (len(in_j) - 1)
+                trial[in_j[np.argmax(spread)]] = i
+                trial, _ = pair_moves(W, trial, K, normalised=normalised)
+                if np.bincount(trial, minlength=K).min() == 0:
+                    continue
+                value = _pair_total(W, trial, K, normalised)
+                if value < best - tol and (found is None or value < found[0]):
+                    found = (value, trial)
+        if found is None:
+            break
+        best, labels = found
+    return labels

@@ -42,7 +42,7 @@ from statmechlearn.cluster._maxent import (
 )
 from statmechlearn.cluster._mean_field import async_sweep
 from statmechlearn.cluster._pairwise import _mean_fields, check_dissimilarity, check_partition
-from statmechlearn.cluster._polish import direction_moves, pair_moves
+from statmechlearn.cluster._polish import direction_moves, pair_moves, pair_split_merge
 from statmechlearn.cluster._schedule import GeometricSchedule
 
 __all__ = ["CorrelationClustering", "LeastAngleClustering", "least_angle_cost"]
@@ -514,10 +514,11 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
         free = None if partitioning else n_clusters
         n_labels = P.shape[1] if partitioning else max(P.shape[1], n_clusters)
         if n_labels > 1:
-            labels, n_moves = pair_moves(
-                -J, labels, n_labels, normalised=normalized, max_clusters=free
-            )
-            if n_moves:
+            start = labels
+            labels, _ = pair_moves(-J, labels, n_labels, normalised=normalized, max_clusters=free)
+            if partitioning:
+                labels = pair_split_merge(-J, labels, n_labels, normalised=normalized)
+            if not np.array_equal(labels, start):
                 labels = np.unique(labels, return_inverse=True)[1].reshape(-1)
                 P = (labels[:, None] == np.arange(labels.max() + 1)).astype(float)
         self.assignments_ = P
