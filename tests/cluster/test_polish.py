@@ -194,3 +194,30 @@ def test_smooth_kmeans_without_a_graph_reaches_the_optimum_three_groups_have():
         assert est.inertia_ == pytest.approx(best, rel=1e-9)
         assert est.cost_ == pytest.approx(best, rel=1e-9)
         assert np.array_equal(est.assignments_.argmax(axis=1), est.labels_)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_split_merge_never_raises_the_cost_and_ends_at_a_single_move_minimum(seed, free):
+    _, D, _, _, _, labels, k = _instance(seed)
+    for W, normalised in ((D, True), (D, False), (-D + D.mean(), False)):
+        start, _ = P.pair_moves(W, labels, k, normalised=normalised)
+        m = k if free else None
+        got = P.pair_split_merge(W, start, k, normalised=normalised, max_clusters=m)
+        cost = lambda lab, W=W, n=normalised: P._pair_cost(W, lab, n)  # noqa: E731
+        assert cost(got) <= cost(start) + 1e-12 * max(1.0, abs(cost(start)))
+        if not free:
+            assert np.unique(got).size == k
+        assert _no_single_move_lowers(cost, got, k, free)
+
+
+def test_split_merge_exchanges_two_clusters_no_single_move_can():
+    # two tight pairs far apart, labelled as {pair A + one of pair B} and {the other of B}:
+    # a single move cannot empty the singleton, a split-and-merge move can fix it
+    X = np.array([[0.0], [0.1], [10.0], [10.1], [10.2]])
+    D = (X - X.T) ** 2
+    labels = np.array([0, 0, 0, 0, 1])
+    start, _ = P.pair_moves(D, labels, 2, normalised=True)
+    got = P.pair_split_merge(D, start, 2, normalised=True)
+    assert np.array_equal(got[:2], [got[0]] * 2) and len(set(got[2:])) == 1
+    assert got[0] != got[2]

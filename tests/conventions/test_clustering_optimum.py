@@ -224,7 +224,6 @@ CERTIFIED = {
 
 #: below the requirement today: measured share at the optimum (of 40), what is missing
 NOT_YET = {
-    "CorrelationClustering(correlation)": "34: no split-and-merge on the signed costs yet",
     "InformationBottleneck": "29: no polish of the hard cost yet (its labels are argmax p(t|x))",
 }
 

@@ -548,24 +548,28 @@ def _pair_total(W, labels, n_labels, normalised):
     return float((quad.sum() - np.trace(W)) / 2.0)
 
 
-def pair_split_merge(W, labels, n_clusters, *, normalised, max_rounds=None):
+def pair_split_merge(W, labels, n_clusters, *, normalised, max_clusters=None, max_rounds=None):
     """Split-and-merge moves for a pair cost, each polished by single moves; returns labels.
 
     Move ``(i, j)`` dissolves cluster ``i`` (each member to the cluster of its
     smallest mean weight), then re-opens ``i`` with the member of ``j`` of the
     largest mean weight to the rest of ``j``, and polishes by
     :func:`pair_moves`: the two clusters a single move cannot exchange (it
-    cannot empty one to fill another). Each round tries every ``(i, j)`` and
-    keeps the lowest cost, while it falls by more than ``TOL`` of the scale.
-    The number of non-empty clusters is kept.
+    cannot empty one to fill another). With ``max_clusters`` (the cost
+    minimised over at most that many clusters) two more kinds: merge cluster
+    ``i`` into ``j``, and, below ``max_clusters``, open a cluster from the
+    farthest member of ``j``; their polish may open and empty clusters. Each
+    round tries every move and keeps the lowest cost, while it falls by more
+    than ``TOL`` of the scale.
 
     Parameters
     ----------
     W : ndarray of shape (n, n)
     labels : ndarray of shape (n,)
-        Every one of ``n_clusters`` labels in use.
+        Labels in ``[0, n_clusters)``; without ``max_clusters`` all in use.
     n_clusters : int
     normalised : bool
+    max_clusters : int, optional
     max_rounds : int, optional
         Default ``2 * n_clusters``.
 
@@ -576,35 +580,59 @@ def pair_split_merge(W, labels, n_clusters, *, normalised, max_rounds=None):
     W = np.ascontiguousarray(W, dtype=float)
     labels = _labels_in(labels, n_clusters)
     K = n_clusters
-    if K < 2 or np.bincount(labels, minlength=K).min() == 0:
+    free = max_clusters is not None
+    if K < 2 or (not free and np.bincount(labels, minlength=K).min() == 0):
         return labels
     tol = TOL * max(float(np.abs(W).sum()) / max(len(W), 1), np.finfo(float).tiny)
+
+    def polish(trial):
+        return pair_moves(W, trial, K, normalised=normalised, max_clusters=max_clusters)[0]
+
+    def farthest(trial, j):
+        members = np.flatnonzero(trial == j)
+        if len(members) < 2:
+            return None
+        return members[np.argmax(W[np.ix_(members, members)].sum(axis=1))]
+
     best = _pair_total(W, labels, K, normalised)
     for _ in range(2 * K if max_rounds is None else max_rounds):
         onehot = (labels[:, None] == np.arange(K)).astype(float)
         counts = onehot.sum(axis=0)
-        R = W @ onehot  # R[m, c]: summed weight of m to the members of c
-        mean_to = R / np.maximum(counts, 1.0)
-        found = None
-        for i in range(K):
-            for j in range(K):
-                if i == j or counts[j] < 2:
+        mean_to = (W @ onehot) / np.maximum(counts, 1.0)
+        used = np.flatnonzero(counts > 0)
+        trials = []
+        for i in used:
+            for j in used:
+                if i == j:
                     continue
                 trial = labels.copy()
                 members = np.flatnonzero(labels == i)
-                others = np.delete(np.arange(K), i)
+                others = used[used != i]
                 trial[members] = others[np.argmin(mean_to[np.ix_(members, others)], axis=1)]
-                in_j = np.flatnonzero(trial == j)
-                if len(in_j) < 2:
-                    continue
-                spread = W[np.ix_(in_j, in_j)].sum(axis=1) / (len(in_j) - 1)
-                trial[in_j[np.argmax(spread)]] = i
-                trial, _ = pair_moves(W, trial, K, normalised=normalised)
-                if np.bincount(trial, minlength=K).min() == 0:
-                    continue
-                value = _pair_total(W, trial, K, normalised)
-                if value < best - tol and (found is None or value < found[0]):
-                    found = (value, trial)
+                if free:
+                    merged = labels.copy()
+                    merged[members] = j
+                    trials.append(merged)
+                seed = farthest(trial, j)
+                if seed is not None:
+                    trial[seed] = i
+                    trials.append(trial)
+        if free and len(used) < max_clusters:
+            empty = np.flatnonzero(counts == 0)[0]
+            for j in used:
+                seed = farthest(labels, j)
+                if seed is not None:
+                    trial = labels.copy()
+                    trial[seed] = empty
+                    trials.append(trial)
+        found = None
+        for trial in trials:
+            trial = polish(trial)
+            if not free and np.bincount(trial, minlength=K).min() == 0:
+                continue
+            value = _pair_total(W, trial, K, normalised)
+            if value < best - tol and (found is None or value < found[0]):
+                found = (value, trial)
         if found is None:
             break
         best, labels = found

@@ -509,15 +509,17 @@ class CorrelationClustering(ClusterMixin, BaseEstimator):
         )
         labels = np.argmax(P, axis=1)
         # the last mean-field fixed point need not be a local minimum of the hard cost:
-        # single-object moves take its labels to one (for the correlation costs a move may
-        # also open a cluster, up to n_clusters), and the assignments become those labels
+        # single-object and split-and-merge moves take its labels to one (for the
+        # correlation costs a move may also open, merge or empty clusters, up to
+        # n_clusters), and the assignments become those labels
         free = None if partitioning else n_clusters
         n_labels = P.shape[1] if partitioning else max(P.shape[1], n_clusters)
         if n_labels > 1:
             start = labels
             labels, _ = pair_moves(-J, labels, n_labels, normalised=normalized, max_clusters=free)
-            if partitioning:
-                labels = pair_split_merge(-J, labels, n_labels, normalised=normalized)
+            labels = pair_split_merge(
+                -J, labels, n_labels, normalised=normalized, max_clusters=free
+            )
             if not np.array_equal(labels, start):
                 labels = np.unique(labels, return_inverse=True)[1].reshape(-1)
                 P = (labels[:, None] == np.arange(labels.max() + 1)).astype(float)
