@@ -221,3 +221,15 @@ def test_split_merge_exchanges_two_clusters_no_single_move_can():
     got = P.pair_split_merge(D, start, 2, normalised=True)
     assert np.array_equal(got[:2], [got[0]] * 2) and len(set(got[2:])) == 1
     assert got[0] != got[2]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_entropy_split_merge_never_raises_the_cost_and_ends_at_a_single_move_minimum(seed):
+    _, _, H, w, _, labels, k = _instance(seed)
+    start, _ = P.entropy_moves(H, w, labels, k)
+    got = P.entropy_split_merge(H, w, start, k)
+    cost = lambda lab: P._entropy_cost(w[:, None] * H, lab)  # noqa: E731
+    assert cost(got) <= cost(start) + 1e-12
+    assert np.unique(got).size == k
+    assert _no_single_move_lowers(cost, got, k, False)

@@ -224,7 +224,10 @@ CERTIFIED = {
 
 #: below the requirement today: measured share at the optimum (of 40), what is missing
 NOT_YET = {
-    "InformationBottleneck": "29: no polish of the hard cost yet (its labels are argmax p(t|x))",
+    "InformationBottleneck": (
+        "37: the hard cost is the beta -> infinity limit; at beta_max = 100 the IB "
+        "functional keeps a soft fixed point whose argmax misses the polished optimum"
+    ),
 }
 
 #: clusterers without a certified hard cost, and why

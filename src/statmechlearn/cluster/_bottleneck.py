@@ -41,6 +41,7 @@ from statmechlearn.cluster._maxent import (
     gibbs_assignments,
     solve_fixed_point,
 )
+from statmechlearn.cluster._polish import entropy_moves, entropy_split_merge
 from statmechlearn.cluster._schedule import geometric_schedule
 
 __all__ = ["InformationBottleneck", "RateDistortionCurve", "rate_distortion"]
@@ -251,10 +252,26 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
             tol=self.tol,
             callback=record,
         )
+        T = float(path.temperature[-1])
+        if P.shape[1] > 1:
+            # the annealed fixed point need not be the best at beta_max: single-object and
+            # split-and-merge moves take its labels to a local minimum of the hard cost
+            # I(X;Y) - I(T;Y), the fixed point at beta_max is found again from them, and the
+            # lower IB functional is kept
+            labels = np.argmax(P, axis=1)
+            moved, _ = entropy_moves(cond, px, labels, P.shape[1])
+            moved = entropy_split_merge(cond, px, moved, P.shape[1])
+            if not np.array_equal(moved, labels):
+                start = (moved[:, None] == np.arange(P.shape[1])).astype(float)
+                Q, _, _, _ = solve_fixed_point(
+                    model.field, start, T, max_iter=self.max_iter, tol=self.tol
+                )
+                if model.free_energy(Q, T) < model.free_energy(P, T):
+                    P = Q
         self.conditional_ = P
         self.labels_ = np.argmax(P, axis=1)
         self.p_y_given_t_, self.p_t_ = _centroids(P, cond, px)
-        self.temperature_ = float(path.temperature[-1])
+        self.temperature_ = T
         self.information_xt_, self.information_ty_ = (np.array(v) for v in zip(*info, strict=True))
         self.n_effective_ = np.asarray(path.n_effective)
         self.transitions_ = [T for T, _, _ in path.transitions()]

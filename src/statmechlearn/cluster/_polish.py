@@ -37,6 +37,7 @@ __all__ = [
     "direction_moves_numpy",
     "entropy_moves",
     "entropy_moves_numpy",
+    "entropy_split_merge",
     "pair_moves",
     "pair_moves_numpy",
     "pair_split_merge",
@@ -658,6 +659,87 @@ def pair_split_merge(W, labels, n_clusters, *, normalised, max_clusters=None, ma
             if not free and np.bincount(trial, minlength=K).min() == 0:
                 continue
             value = _pair_total(W, trial, K, normalised)
+            if value < best - tol and (found is None or value < found[0]):
+                found = (value, trial)
+        if found is None:
+            break
+        best, labels = found
+    return labels
+
+
+# -- split-and-merge for the weighted entropy of mean histograms --------------------------
+def _entropy_total(A, labels, n_labels):
+    sums = np.zeros((n_labels, A.shape[1]))
+    np.add.at(sums, labels, A)
+    mass = sums.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(
+            np.sum(np.where(mass > 0, mass * np.log(np.where(mass > 0, mass, 1.0)), 0.0))
+            - np.sum(np.where(sums > 0, sums * np.log(np.where(sums > 0, sums, 1.0)), 0.0))
+        )
+
+
+def entropy_split_merge(P, weights, labels, n_clusters, *, max_rounds=None):
+    """Split-and-merge moves for ``sum_nu m_nu H(q_nu)``, polished by single moves.
+
+    As :func:`pair_split_merge` for the cost of :func:`entropy_moves`: move
+    ``(i, j)`` dissolves cluster ``i`` (each member to the cluster whose mean
+    histogram it diverges from least), re-opens ``i`` with the member of
+    ``j`` that diverges most from ``j``'s mean, and polishes; every move of
+    a round is polished up to ``SPLIT_MERGE_ALL_ROWS`` objects, the best
+    ``SPLIT_MERGE_TRIALS`` by their cost before the polish above. The number
+    of non-empty clusters is kept.
+
+    Parameters
+    ----------
+    P : ndarray of shape (n, m)
+    weights : ndarray of shape (n,)
+    labels : ndarray of shape (n,)
+        Every one of ``n_clusters`` labels in use.
+    n_clusters : int
+    max_rounds : int, optional
+        Default ``2 * n_clusters``.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    P = np.asarray(P, dtype=float)
+    A = np.asarray(weights, dtype=float)[:, None] * P
+    labels = _labels_in(labels, n_clusters)
+    K = n_clusters
+    if K < 2 or np.bincount(labels, minlength=K).min() == 0:
+        return labels
+    tol = TOL * max(float(np.sum(weights)), np.finfo(float).tiny)
+    logP = np.log(np.where(P > 0, P, 1.0))
+    best = _entropy_total(A, labels, K)
+    for _ in range(2 * K if max_rounds is None else max_rounds):
+        sums = np.zeros((K, P.shape[1]))
+        np.add.at(sums, labels, A)
+        mass = sums.sum(axis=1, keepdims=True)
+        q = np.where(sums > 0, sums / np.where(mass > 0, mass, 1.0), 1e-300)
+        # KL(p_x || q_c) of every object to every cluster's mean histogram
+        kl = np.sum(P * logP, axis=1)[:, None] - P @ np.log(q).T
+        trials = []
+        for i in range(K):
+            others = np.delete(np.arange(K), i)
+            members = np.flatnonzero(labels == i)
+            for j in others:
+                trial = labels.copy()
+                trial[members] = others[np.argmin(kl[np.ix_(members, others)], axis=1)]
+                in_j = np.flatnonzero(trial == j)
+                if len(in_j) < 2:
+                    continue
+                trial[in_j[np.argmax(kl[in_j, j])]] = i
+                trials.append(trial)
+        predicted = [_entropy_total(A, trial, K) for trial in trials]
+        limit = None if len(P) <= SPLIT_MERGE_ALL_ROWS else SPLIT_MERGE_TRIALS
+        found = None
+        for index in np.argsort(predicted)[:limit]:
+            trial, _ = entropy_moves(P, weights, trials[index], K)
+            if np.bincount(trial, minlength=K).min() == 0:
+                continue
+            value = _entropy_total(A, trial, K)
             if value < best - tol and (found is None or value < found[0]):
                 found = (value, trial)
         if found is None:
