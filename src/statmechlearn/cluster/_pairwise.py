@@ -55,8 +55,9 @@ from statmechlearn.cluster._pairwise_graph import (
     GraphCompletion,
     check_dissimilarity_graph,
 )
-from statmechlearn.cluster._polish import pair_moves, pair_split_merge
+from statmechlearn.cluster._polish import pair_moves
 from statmechlearn.cluster._schedule import GeometricSchedule
+from statmechlearn.cluster._split_merge import pair_split_merge
 
 __all__ = ["ConstantShiftEmbedding", "PairwiseClustering", "check_dissimilarity", "pairwise_cost"]
 

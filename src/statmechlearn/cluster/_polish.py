@@ -11,7 +11,9 @@ than ``tol`` times its scale, so the sweeps end.
 
 - :func:`sse_moves`: the k-means cost ``sum_i |x_i - mean_c(i)|^2``
   (Hartigan & Wong's rule: moving ``x`` from ``a`` to ``b`` changes it by
-  ``n_b/(n_b+1) |x - m_b|^2 - n_a/(n_a-1) |x - m_a|^2``).
+  ``n_b/(n_b+1) |x - m_b|^2 - n_a/(n_a-1) |x - m_a|^2``), optionally with
+  smooth k-means' Potts penalty on a graph and entropy-constrained
+  clustering's code length.
 - :func:`pair_moves`: costs of pairs inside clusters, linear
   ``sum_nu sum_{i<j in nu} W_ij`` (correlation clustering with ``W = -S``,
   graph partitioning with ``W = D``) or normalised by cluster size
@@ -22,25 +24,30 @@ than ``tol`` times its scale, so the sweeps end.
   constants).
 - :func:`direction_moves`: the least-angle cost
   ``-(1/(2n)) sum_nu |sum_{i in nu} e_i|^2``.
+- :func:`map_moves`: the topographic cost of a map to labelled units,
+  ``sum_i sum_nu T[c(i), nu] |x_i - y_nu|^2`` at its best codebook.
 
 ``max_clusters`` lets a move open a new cluster (where the cost is minimised
 over at most that many) and lets clusters empty; without it the number of
 non-empty clusters is kept. Each function has a NumPy twin (``*_numpy``)
 that recomputes the cost of every candidate move from scratch, for tests.
+Moves of whole clusters (split-and-merge) are in
+:mod:`statmechlearn.cluster._split_merge`.
 """
 
 import numba
 import numpy as np
+from scipy import sparse
 
 __all__ = [
     "direction_moves",
     "direction_moves_numpy",
     "entropy_moves",
     "entropy_moves_numpy",
-    "entropy_split_merge",
+    "map_moves",
+    "map_moves_numpy",
     "pair_moves",
     "pair_moves_numpy",
-    "pair_split_merge",
     "sse_moves",
     "sse_moves_numpy",
 ]
@@ -49,12 +56,6 @@ __all__ = [
 TOL = 1e-12
 #: Sweeps over all objects at most (each move lowers the cost, so this is a guard only).
 MAX_SWEEPS = 10_000
-#: Split-and-merge moves polished per round, best predicted first (as deterministic
-#: annealing's relocation: the polish often gains more than the move itself loses).
-SPLIT_MERGE_TRIALS = 3
-#: Up to this many objects every split-and-merge move of a round is polished (each polish
-#: costs O(n^2) there; above it only the best predicted).
-SPLIT_MERGE_ALL_ROWS = 256
 
 
 @numba.njit(cache=True, nogil=True)
@@ -76,9 +77,23 @@ def _labels_in(labels, n_clusters):
     return labels
 
 
-# -- squared Euclidean (Hartigan) ---------------------------------------------------------
-def sse_moves(X, labels, n_clusters, *, max_clusters=None):
+# -- squared Euclidean (Hartigan), with a code length and a Potts penalty -----------------
+def _csr(graph, n):
+    """``(indptr, indices, data)`` of a symmetric weight matrix, or an empty graph."""
+    if graph is None:
+        return np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    W = sparse.csr_array(graph, dtype=float)
+    return W.indptr.astype(np.int64), W.indices.astype(np.int64), W.data.astype(float)
+
+
+def sse_moves(X, labels, n_clusters, *, max_clusters=None, graph=None, entropy_weight=0.0):
     """Hartigan's single-object moves for the k-means cost; returns (labels, n_moves).
+
+    The cost is ``sum_nu sum_{i in nu} |x_i - mean_nu|^2``, plus two optional
+    terms: the Potts penalty ``sum_{i<j} W_ij [c(i) != c(j)]`` of smooth
+    k-means on the graph ``W``, and the code length
+    ``-entropy_weight sum_nu n_nu log(n_nu / n)`` of entropy-constrained
+    clustering.
 
     Parameters
     ----------
@@ -86,29 +101,39 @@ def sse_moves(X, labels, n_clusters, *, max_clusters=None):
     labels : ndarray of shape (n,)
         A partition with labels in ``[0, n_clusters)``.
     n_clusters : int
-    max_clusters : None
-        The k-means cost only falls with more clusters; only a fixed number
-        is meaningful (kept for a uniform signature; must be None).
+    max_clusters : int, optional
+        Moves may empty a cluster and open one (a label not in use), up to
+        ``max_clusters`` non-empty ones (the cost minimised over at most that
+        many clusters: with a code length or a penalty, fewer can be
+        cheaper). None keeps the non-empty clusters.
+    graph : sparse or dense array of shape (n, n), optional
+        Symmetric non-negative weights ``W`` with zero diagonal (already
+        multiplied by the smoothness).
+    entropy_weight : float, default=0.0
 
     Returns
     -------
     labels : ndarray of shape (n,)
-        A partition where no single move lowers the cost, with the same
-        non-empty clusters.
+        A partition where no single move lowers the cost.
     n_moves : int
     """
-    if max_clusters is not None:
-        raise ValueError("the k-means cost has no optimum over a free number of clusters")
     X = np.ascontiguousarray(X, dtype=float)
     labels = _labels_in(labels, n_clusters)
     scale = float(np.sum((X - X.mean(axis=0)) ** 2)) if len(X) else 0.0
-    return _sse_moves(X, labels, n_clusters, TOL * max(scale, np.finfo(float).tiny))
+    indptr, indices, data = _csr(graph, len(X))
+    scale += float(np.sum(data)) + float(entropy_weight) * len(X)
+    limit = -1 if max_clusters is None else int(max_clusters)
+    return _sse_moves(
+        X, labels, n_clusters, float(entropy_weight), limit, indptr, indices, data,
+        TOL * max(scale, np.finfo(float).tiny),
+    )  # fmt: skip
 
 
 @numba.njit(cache=True, nogil=True)
-def _sse_moves(X, labels, k, tol):  # pragma: no cover - compiled
+def _sse_moves(X, labels, k, lam, limit, indptr, indices, data, tol):  # pragma: no cover
     n, d = X.shape
     moves = 0
+    links = np.zeros(k)
     for _ in range(MAX_SWEEPS):
         # the means from scratch each sweep: incremental updates would drift
         counts = np.zeros(k)
@@ -117,36 +142,65 @@ def _sse_moves(X, labels, k, tol):  # pragma: no cover - compiled
             counts[labels[i]] += 1.0
             for j in range(d):
                 means[labels[i], j] += X[i, j]
+        used = 0
         for c in range(k):
             if counts[c] > 0:
+                used += 1
                 for j in range(d):
                     means[c, j] /= counts[c]
         moved = False
         for i in range(n):
             a = labels[i]
-            if counts[a] <= 1.0:
+            if counts[a] <= 1.0 and limit < 0:
                 continue
-            da = 0.0
-            for j in range(d):
-                t = X[i, j] - means[a, j]
-                da += t * t
-            leave = counts[a] / (counts[a] - 1.0) * da
-            best, best_b = leave - tol, -1
-            for b in range(k):
-                if b == a or counts[b] == 0.0:
-                    continue
-                db = 0.0
+            for c in range(k):
+                links[c] = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                if indices[p] != i:
+                    links[labels[indices[p]]] += data[p]
+            leave = 0.0
+            if counts[a] > 1.0:
+                da = 0.0
                 for j in range(d):
-                    t = X[i, j] - means[b, j]
-                    db += t * t
-                join = counts[b] / (counts[b] + 1.0) * db
+                    t = X[i, j] - means[a, j]
+                    da += t * t
+                leave = counts[a] / (counts[a] - 1.0) * da
+            # the code length is -lam sum_nu n_nu log n_nu + const and the penalty the weight
+            # to other clusters: leaving a lengthens a's code and cuts the edges into a
+            leave -= lam * (_xlogx(counts[a]) - _xlogx(counts[a] - 1.0)) + links[a]
+            best, best_b = leave - tol, -1
+            opened = False
+            for b in range(k):
+                if b == a:
+                    continue
+                if counts[b] == 0.0:
+                    # one empty cluster is a candidate, while fewer than limit are in use
+                    if opened or limit < 0 or used >= limit or counts[a] <= 1.0:
+                        continue
+                    opened = True
+                    join = 0.0
+                else:
+                    db = 0.0
+                    for j in range(d):
+                        t = X[i, j] - means[b, j]
+                        db += t * t
+                    join = counts[b] / (counts[b] + 1.0) * db
+                join -= lam * (_xlogx(counts[b] + 1.0) - _xlogx(counts[b])) + links[b]
                 if join < best:
                     best, best_b = join, b
             if best_b >= 0:
                 b = best_b
+                if counts[b] == 0.0:
+                    used += 1
+                if counts[a] == 1.0:
+                    used -= 1
                 for j in range(d):
-                    means[a, j] = (means[a, j] * counts[a] - X[i, j]) / (counts[a] - 1.0)
-                    means[b, j] = (means[b, j] * counts[b] + X[i, j]) / (counts[b] + 1.0)
+                    grown = means[b, j] * counts[b] + X[i, j]
+                    means[b, j] = grown / (counts[b] + 1.0)
+                    if counts[a] > 1.0:
+                        means[a, j] = (means[a, j] * counts[a] - X[i, j]) / (counts[a] - 1.0)
+                    else:
+                        means[a, j] = 0.0
                 counts[a] -= 1.0
                 counts[b] += 1.0
                 labels[i] = b
@@ -163,14 +217,27 @@ def _sse(X, labels):
     )
 
 
-def sse_moves_numpy(X, labels, n_clusters, *, max_clusters=None):
+def sse_moves_numpy(X, labels, n_clusters, *, max_clusters=None, graph=None, entropy_weight=0.0):
     """NumPy twin of :func:`sse_moves`: each candidate move's cost from scratch."""
-    if max_clusters is not None:
-        raise ValueError("the k-means cost has no optimum over a free number of clusters")
     X = np.asarray(X, dtype=float)
     labels = _labels_in(labels, n_clusters)
-    tol = TOL * max(float(np.sum((X - X.mean(axis=0)) ** 2)), np.finfo(float).tiny)
-    return _twin(lambda lab: _sse(X, lab), labels, n_clusters, None, tol)
+    W = None if graph is None else sparse.csr_array(graph, dtype=float).toarray()
+    lam = float(entropy_weight)
+
+    def cost(lab):
+        value = _sse(X, lab)
+        if W is not None:
+            value += 0.5 * float(np.sum(W * (lab[:, None] != lab[None, :])))
+        if lam > 0:
+            sizes = np.bincount(lab)
+            sizes = sizes[sizes > 0]
+            value -= lam * float(np.sum(sizes * np.log(sizes / len(lab))))
+        return value
+
+    scale = float(np.sum((X - X.mean(axis=0)) ** 2)) + lam * len(X)
+    if W is not None:
+        scale += float(np.sum(W))
+    return _twin(cost, labels, n_clusters, max_clusters, TOL * max(scale, np.finfo(float).tiny))
 
 
 def _twin(cost, labels, n_clusters, max_clusters, tol):
@@ -554,204 +621,142 @@ def direction_moves_numpy(E, labels, n_clusters, *, max_clusters=None):
     return _twin(lambda lab: _direction_cost(E, lab), labels, n_clusters, max_clusters, tol)
 
 
-# -- split-and-merge for pair costs ------------------------------------------------------
-def _pair_total(W, labels, n_labels, normalised):
-    """The pair cost of ``labels`` (see :func:`pair_moves`), from one product."""
-    onehot = (labels[:, None] == np.arange(n_labels)).astype(float)
-    quad = np.einsum("ik,ik->k", onehot, W @ onehot)
-    if normalised:
-        return float(np.sum(quad / np.maximum(onehot.sum(axis=0), 1.0)) / 2.0)
-    return float((quad.sum() - np.trace(W)) / 2.0)
+# -- topographic (noisy-channel) cost --------------------------------------------------------
+def map_moves(X, labels, transmission):
+    """Single-object moves for the topographic cost of a map; returns (labels, n_moves).
 
-
-def pair_split_merge(W, labels, n_clusters, *, normalised, max_clusters=None, max_rounds=None):
-    """Split-and-merge moves for a pair cost, each polished by single moves; returns labels.
-
-    Move ``(i, j)`` dissolves cluster ``i`` (each member to the cluster of its
-    smallest mean weight), then re-opens ``i`` with the member of ``j`` of the
-    largest mean weight to the rest of ``j``, and polishes by
-    :func:`pair_moves`: the two clusters a single move cannot exchange (it
-    cannot empty one to fill another). With ``max_clusters`` (the cost
-    minimised over at most that many clusters) two more kinds: merge cluster
-    ``i`` into ``j``, and, below ``max_clusters``, open a cluster from the
-    farthest member of ``j``; their polish may open and empty clusters. Each
-    round ranks the moves by their cost before the polish (updated from one
-    product by the rows each moves), polishes them all up to
-    ``SPLIT_MERGE_ALL_ROWS`` objects and the best ``SPLIT_MERGE_TRIALS``
-    above, and keeps the lowest cost, while it falls by more than ``TOL`` of
-    the scale (digits as squared distances, k = 10: 0.6 % below the anneal's
-    labels for 15-25 % more time).
+    The cost is ``sum_i sum_nu T[c(i), nu] |x_i - y_nu|^2`` at its best
+    codebook ``y_nu = S_nu / m_nu`` (``m_nu = sum_i T[c(i), nu]``,
+    ``S_nu = sum_i T[c(i), nu] x_i``), which is
+    ``sum_nu (sum_i T[c(i), nu] |x_i|^2 - |S_nu|^2 / m_nu)``. Units are
+    labelled (a map, not a partition): a move sends an object to any unit,
+    and units may be left without objects.
 
     Parameters
     ----------
-    W : ndarray of shape (n, n)
+    X : ndarray of shape (n, d)
     labels : ndarray of shape (n,)
-        Labels in ``[0, n_clusters)``; without ``max_clusters`` all in use.
-    n_clusters : int
-    normalised : bool
-    max_clusters : int, optional
-    max_rounds : int, optional
-        Default ``2 * n_clusters``.
+        Units in ``[0, K)``.
+    transmission : ndarray of shape (K, K)
+        ``T``, rows summing to one.
 
     Returns
     -------
-    ndarray of shape (n,)
-    """
-    W = np.ascontiguousarray(W, dtype=float)
-    labels = _labels_in(labels, n_clusters)
-    K = n_clusters
-    free = max_clusters is not None
-    if K < 2 or (not free and np.bincount(labels, minlength=K).min() == 0):
-        return labels
-    tol = TOL * max(_abs_sum(W) / max(len(W), 1), np.finfo(float).tiny)
-
-    def polish(trial):
-        return pair_moves(W, trial, K, normalised=normalised, max_clusters=max_clusters)[0]
-
-    def farthest(trial, j):
-        members = np.flatnonzero(trial == j)
-        if len(members) < 2:
-            return None
-        return members[np.argmax(W[np.ix_(members, members)].sum(axis=1))]
-
-    best = _pair_total(W, labels, K, normalised)
-    for _ in range(2 * K if max_rounds is None else max_rounds):
-        onehot = (labels[:, None] == np.arange(K)).astype(float)
-        counts = onehot.sum(axis=0)
-        mean_to = (W @ onehot) / np.maximum(counts, 1.0)
-        used = np.flatnonzero(counts > 0)
-        trials = []
-        for i in used:
-            for j in used:
-                if i == j:
-                    continue
-                trial = labels.copy()
-                members = np.flatnonzero(labels == i)
-                others = used[used != i]
-                trial[members] = others[np.argmin(mean_to[np.ix_(members, others)], axis=1)]
-                if free:
-                    merged = labels.copy()
-                    merged[members] = j
-                    trials.append(merged)
-                seed = farthest(trial, j)
-                if seed is not None:
-                    trial[seed] = i
-                    trials.append(trial)
-        if free and len(used) < max_clusters:
-            empty = np.flatnonzero(counts == 0)[0]
-            for j in used:
-                seed = farthest(labels, j)
-                if seed is not None:
-                    trial = labels.copy()
-                    trial[seed] = empty
-                    trials.append(trial)
-        # each trial's cost before its polish, from R updated by the rows it moves (O(n)
-        # per moved object instead of a product): only the best few are polished
-        R = W @ onehot
-        predicted = []
-        for trial in trials:
-            moved = np.flatnonzero(trial != labels)
-            change = np.zeros((len(moved), K))
-            change[np.arange(len(moved)), trial[moved]] = 1.0
-            change[np.arange(len(moved)), labels[moved]] -= 1.0
-            R_t = R + W[:, moved] @ change
-            counts_t = np.bincount(trial, minlength=K).astype(float)
-            quad = np.bincount(trial, weights=R_t[np.arange(len(trial)), trial], minlength=K)
-            if normalised:
-                predicted.append(np.sum(quad / np.maximum(counts_t, 1.0)) / 2.0)
-            else:
-                predicted.append((quad.sum() - np.trace(W)) / 2.0)
-        found = None
-        limit = None if len(W) <= SPLIT_MERGE_ALL_ROWS else SPLIT_MERGE_TRIALS
-        for index in np.argsort(predicted)[:limit]:
-            trial = polish(trials[index])
-            if not free and np.bincount(trial, minlength=K).min() == 0:
-                continue
-            value = _pair_total(W, trial, K, normalised)
-            if value < best - tol and (found is None or value < found[0]):
-                found = (value, trial)
-        if found is None:
-            break
-        best, labels = found
-    return labels
-
-
-# -- split-and-merge for the weighted entropy of mean histograms --------------------------
-def _entropy_total(A, labels, n_labels):
-    sums = np.zeros((n_labels, A.shape[1]))
-    np.add.at(sums, labels, A)
-    mass = sums.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(
-            np.sum(np.where(mass > 0, mass * np.log(np.where(mass > 0, mass, 1.0)), 0.0))
-            - np.sum(np.where(sums > 0, sums * np.log(np.where(sums > 0, sums, 1.0)), 0.0))
-        )
-
-
-def entropy_split_merge(P, weights, labels, n_clusters, *, max_rounds=None):
-    """Split-and-merge moves for ``sum_nu m_nu H(q_nu)``, polished by single moves.
-
-    As :func:`pair_split_merge` for the cost of :func:`entropy_moves`: move
-    ``(i, j)`` dissolves cluster ``i`` (each member to the cluster whose mean
-    histogram it diverges from least), re-opens ``i`` with the member of
-    ``j`` that diverges most from ``j``'s mean, and polishes; every move of
-    a round is polished up to ``SPLIT_MERGE_ALL_ROWS`` objects, the best
-    ``SPLIT_MERGE_TRIALS`` by their cost before the polish above. The number
-    of non-empty clusters is kept.
-
-    Parameters
-    ----------
-    P : ndarray of shape (n, m)
-    weights : ndarray of shape (n,)
     labels : ndarray of shape (n,)
-        Every one of ``n_clusters`` labels in use.
-    n_clusters : int
-    max_rounds : int, optional
-        Default ``2 * n_clusters``.
-
-    Returns
-    -------
-    ndarray of shape (n,)
+    n_moves : int
     """
-    P = np.asarray(P, dtype=float)
-    A = np.asarray(weights, dtype=float)[:, None] * P
-    labels = _labels_in(labels, n_clusters)
-    K = n_clusters
-    if K < 2 or np.bincount(labels, minlength=K).min() == 0:
-        return labels
-    tol = TOL * max(float(np.sum(weights)), np.finfo(float).tiny)
-    logP = np.log(np.where(P > 0, P, 1.0))
-    best = _entropy_total(A, labels, K)
-    for _ in range(2 * K if max_rounds is None else max_rounds):
-        sums = np.zeros((K, P.shape[1]))
-        np.add.at(sums, labels, A)
-        mass = sums.sum(axis=1, keepdims=True)
-        q = np.where(sums > 0, sums / np.where(mass > 0, mass, 1.0), 1e-300)
-        # KL(p_x || q_c) of every object to every cluster's mean histogram
-        kl = np.sum(P * logP, axis=1)[:, None] - P @ np.log(q).T
-        trials = []
-        for i in range(K):
-            others = np.delete(np.arange(K), i)
-            members = np.flatnonzero(labels == i)
-            for j in others:
-                trial = labels.copy()
-                trial[members] = others[np.argmin(kl[np.ix_(members, others)], axis=1)]
-                in_j = np.flatnonzero(trial == j)
-                if len(in_j) < 2:
+    X = np.ascontiguousarray(X, dtype=float)
+    T = np.ascontiguousarray(transmission, dtype=float)
+    labels = _labels_in(labels, T.shape[0])
+    scale = float(np.sum((X - X.mean(axis=0)) ** 2)) if len(X) else 0.0
+    return _map_moves(X, labels, T, TOL * max(scale, np.finfo(float).tiny))
+
+
+@numba.njit(cache=True, nogil=True)
+def _map_moves(X, labels, T, tol):  # pragma: no cover - compiled
+    # Rows of T sum to one, so a move leaves sum_nu sum_i T[c(i), nu] |x_i|^2 unchanged and
+    # changes only sum_nu |S_nu|^2 / m_nu: with delta = T[b] - T[a] and p_nu = S_nu . x,
+    # |S_nu + delta_nu x|^2 = |S_nu|^2 + 2 delta_nu p_nu + delta_nu^2 |x|^2.
+    n, d = X.shape
+    K = T.shape[0]
+    moves = 0
+    p = np.empty(K)
+    for _ in range(MAX_SWEEPS):
+        # the statistics from scratch each sweep: incremental updates would drift
+        mass = np.zeros(K)
+        sums = np.zeros((K, d))
+        for i in range(n):
+            for nu in range(K):
+                w = T[labels[i], nu]
+                mass[nu] += w
+                for j in range(d):
+                    sums[nu, j] += w * X[i, j]
+        norms = np.zeros(K)
+        for nu in range(K):
+            for j in range(d):
+                norms[nu] += sums[nu, j] * sums[nu, j]
+        moved = False
+        for i in range(n):
+            a = labels[i]
+            sq = 0.0
+            for j in range(d):
+                sq += X[i, j] * X[i, j]
+            for nu in range(K):
+                acc = 0.0
+                for j in range(d):
+                    acc += sums[nu, j] * X[i, j]
+                p[nu] = acc
+            best, best_b = -tol, -1
+            for b in range(K):
+                if b == a:
                     continue
-                trial[in_j[np.argmax(kl[in_j, j])]] = i
-                trials.append(trial)
-        predicted = [_entropy_total(A, trial, K) for trial in trials]
-        limit = None if len(P) <= SPLIT_MERGE_ALL_ROWS else SPLIT_MERGE_TRIALS
-        found = None
-        for index in np.argsort(predicted)[:limit]:
-            trial, _ = entropy_moves(P, weights, trials[index], K)
-            if np.bincount(trial, minlength=K).min() == 0:
-                continue
-            value = _entropy_total(A, trial, K)
-            if value < best - tol and (found is None or value < found[0]):
-                found = (value, trial)
-        if found is None:
+                change = 0.0
+                for nu in range(K):
+                    delta = T[b, nu] - T[a, nu]
+                    if delta == 0.0:
+                        continue
+                    if mass[nu] > 0.0:
+                        change += norms[nu] / mass[nu]
+                    grown = mass[nu] + delta
+                    if grown > 0.0:
+                        change -= (norms[nu] + 2.0 * delta * p[nu] + delta * delta * sq) / grown
+                if change < best:
+                    best, best_b = change, b
+            if best_b >= 0:
+                b = best_b
+                for nu in range(K):
+                    delta = T[b, nu] - T[a, nu]
+                    if delta == 0.0:
+                        continue
+                    mass[nu] += delta
+                    acc = 0.0
+                    for j in range(d):
+                        sums[nu, j] += delta * X[i, j]
+                        acc += sums[nu, j] * sums[nu, j]
+                    norms[nu] = acc
+                labels[i] = b
+                moves += 1
+                moved = True
+        if not moved:
             break
-        best, labels = found
-    return labels
+    return labels, moves
+
+
+def _map_cost(X, labels, T):
+    R = T[labels]  # (n, K): the weight of each object at each unit
+    mass = R.sum(axis=0)
+    sums = R.T @ X
+    live = mass > 0
+    return float(
+        np.sum(R.T @ np.sum(X * X, axis=1)) - np.sum(np.sum(sums[live] ** 2, axis=1) / mass[live])
+    )
+
+
+def map_moves_numpy(X, labels, transmission):
+    """NumPy twin of :func:`map_moves`: each candidate move's cost from scratch."""
+    X = np.asarray(X, dtype=float)
+    T = np.asarray(transmission, dtype=float)
+    labels = _labels_in(labels, T.shape[0])
+    K = T.shape[0]
+    tol = TOL * max(float(np.sum((X - X.mean(axis=0)) ** 2)), np.finfo(float).tiny)
+    moves = 0
+    for _ in range(MAX_SWEEPS):
+        moved = False
+        for i in range(len(labels)):
+            now = _map_cost(X, labels, T)
+            best, best_b = now - tol, -1
+            for b in range(K):
+                if b == labels[i]:
+                    continue
+                trial = labels.copy()
+                trial[i] = b
+                value = _map_cost(X, trial, T)
+                if value < best:
+                    best, best_b = value, b
+            if best_b >= 0:
+                labels[i] = best_b
+                moves += 1
+                moved = True
+        if not moved:
+            break
+    return labels, moves

@@ -42,8 +42,9 @@ from statmechlearn.cluster._maxent import (
 )
 from statmechlearn.cluster._mean_field import async_sweep
 from statmechlearn.cluster._pairwise import _mean_fields, check_dissimilarity, check_partition
-from statmechlearn.cluster._polish import direction_moves, pair_moves, pair_split_merge
+from statmechlearn.cluster._polish import direction_moves, pair_moves
 from statmechlearn.cluster._schedule import GeometricSchedule
+from statmechlearn.cluster._split_merge import pair_split_merge
 
 __all__ = ["CorrelationClustering", "LeastAngleClustering", "least_angle_cost"]
 
