@@ -41,8 +41,9 @@ from statmechlearn.cluster._maxent import (
     gibbs_assignments,
     solve_fixed_point,
 )
-from statmechlearn.cluster._polish import entropy_moves, entropy_split_merge
+from statmechlearn.cluster._polish import TOL, entropy_moves
 from statmechlearn.cluster._schedule import geometric_schedule
+from statmechlearn.cluster._split_merge import entropy_split_merge, entropy_total
 
 __all__ = ["InformationBottleneck", "RateDistortionCurve", "rate_distortion"]
 
@@ -125,7 +126,13 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         ``p(t|x)`` at ``min_temperature``; the clusters that have separated by then
         (``n_found <= n_clusters``).
     labels_ : ndarray of shape (n_x,)
-        ``argmax_t p(t|x)``.
+        ``argmax_t p(t|x)``: a local minimum of the hard cost
+        ``I(X;Y) - I(T;Y)`` (the ``beta -> infinity`` limit of the functional
+        over ``beta``) under single-object and split-and-merge moves. Where
+        the moves find labels of lower hard cost than the annealed fixed
+        point's, the fixed point at ``min_temperature`` is found again from
+        them and kept: its functional at ``beta_max`` can then be higher, by
+        less than ``ln(n_clusters) / beta_max``.
     p_t_ : ndarray of shape (n_found,)
     p_y_given_t_ : ndarray of shape (n_found, n_y)
     information_xt_, information_ty_ : ndarray
@@ -257,7 +264,11 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
             # the annealed fixed point need not be the best at beta_max: single-object and
             # split-and-merge moves take its labels to a local minimum of the hard cost
             # I(X;Y) - I(T;Y), the fixed point at beta_max is found again from them, and the
-            # lower IB functional is kept
+            # one whose labels have the lower hard cost is kept. The hard cost, not the
+            # functional at beta_max, decides: near-degenerate fixed points can swap order
+            # between beta_max and beta -> infinity (both functionals differ by I(X;T)/beta,
+            # at most ln(k)/beta), and labels_ promise a local minimum of the hard cost.
+            A = px[:, None] * cond
             labels = np.argmax(P, axis=1)
             moved, _ = entropy_moves(cond, px, labels, P.shape[1])
             moved = entropy_split_merge(cond, px, moved, P.shape[1])
@@ -266,7 +277,11 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
                 Q, _, _, _ = solve_fixed_point(
                     model.field, start, T, max_iter=self.max_iter, tol=self.tol
                 )
-                if model.free_energy(Q, T) < model.free_energy(P, T):
+                before = entropy_total(A, labels, P.shape[1])
+                after = entropy_total(A, np.argmax(Q, axis=1), P.shape[1])
+                if after < before - TOL * max(float(px.sum()), 1.0) or (
+                    after <= before and model.free_energy(Q, T) < model.free_energy(P, T)
+                ):
                     P = Q
         self.conditional_ = P
         self.labels_ = np.argmax(P, axis=1)

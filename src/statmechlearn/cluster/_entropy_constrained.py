@@ -38,6 +38,7 @@ from statmechlearn.cluster._maxent import (
     information_free_energy,
     run_annealing,
 )
+from statmechlearn.cluster._polish import sse_moves
 from statmechlearn.cluster._schedule import GeometricSchedule
 from statmechlearn.theory.annealing import critical_temperature
 
@@ -151,7 +152,11 @@ class EntropyConstrainedClustering(
         ``-log2 p_nu`` in bits.
     n_clusters_ : int
     labels_ : ndarray of shape (n_samples,)
-        Hard encoder: ``argmin |x - y_nu|^2 - λ log p_nu``.
+        The hard partition: the encoder ``argmin |x - y_nu|^2 - λ log p_nu``
+        of the annealed codebook, then single-object moves (which may empty a
+        cluster or open one) until none lowers ``R``: a local minimum of the
+        cost the anneal minimises at ``T -> 0``. :meth:`predict` applies the
+        encoder of ``cluster_centers_`` and ``weights_``.
     assignments_ : ndarray of shape (n_samples, ``n_clusters_``)
     distortion_ : float
         Mean squared distance of ``labels_``.
@@ -277,18 +282,24 @@ class EntropyConstrainedClustering(
             sweep=step,
         )
         Y, log_w = centres(P)
-        self.cluster_centers_ = Y
-        self.weights_ = np.exp(log_w)
         self.temperature_ = float(path.temperature[-1])
-        self.labels_ = np.argmin(squared_distances(X, Y) - lam * log_w, axis=1)
+        labels = np.argmin(squared_distances(X, Y) - lam * log_w, axis=1)
         # Clusters that no object is encoded into at T -> 0 carry no code word.
-        used = np.unique(self.labels_)
+        used = np.unique(labels)
         if used.size < Y.shape[0]:
             P = P[:, used]
             P /= np.maximum(P.sum(axis=1, keepdims=True), _TINY)
             Y, log_w = centres(P)
-            self.cluster_centers_, self.weights_ = Y, np.exp(log_w)
-            self.labels_ = np.argmin(squared_distances(X, Y) - lam * log_w, axis=1)
+            labels = np.argmin(squared_distances(X, Y) - lam * log_w, axis=1)
+        # The encoder of the annealed codebook need not be a local minimum of R: single-object
+        # moves, which may empty a cluster or open one (up to max_clusters), take it there.
+        slots = min(self.max_clusters, n)
+        labels, n_moves = sse_moves(X, labels, slots, max_clusters=slots, entropy_weight=lam)
+        if n_moves:
+            used, labels = np.unique(labels, return_inverse=True)
+            P = (labels[:, None] == np.arange(used.size)).astype(float)
+            Y, log_w = centres(P)
+        self.cluster_centers_, self.weights_, self.labels_ = Y, np.exp(log_w), labels
         self.assignments_ = P
         self.n_clusters_ = Y.shape[0]
         self.code_lengths_ = -log_w / np.log(2.0)

@@ -249,6 +249,13 @@ class KohonenSOM(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
     in for the winner of least expected cost; see
     ``docs/derivations/topographic_vq.md``).
 
+    The rule minimises no cost: for a continuous distribution of inputs
+    Kohonen's on-line update is not the gradient of any energy function
+    (Erwin, Obermayer & Schulten 1992), and its labels are the nearest
+    units, not a minimum of the noisy-channel cost. The map that does
+    minimise that cost, and ends at a local minimum of it checked against
+    exhaustive enumeration on small data, is :class:`TopologicalVQ`.
+
     Parameters
     ----------
     grid_shape : int or tuple of int, default=(5, 5)

@@ -164,8 +164,14 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        A local minimum of the hard cost ``R(c, Y)`` (at ``Y`` the cluster
+        means): the annealed hard labels, then, without a graph,
+        deterministic annealing's split-and-merge and swap moves and, in
+        every case, single-object moves until none lowers ``R`` (with a
+        graph they may empty a cluster, when fewer are cheaper).
     assignments_ : ndarray of shape (n_samples, n_clusters)
-        Mean-field ``q_i(nu)`` at the last temperature.
+        Mean-field ``q_i(nu)`` at the last temperature (one-hot ``labels_``
+        when a move was made).
     cluster_centers_ : ndarray of shape (n_clusters, n_features)
     inertia_ : float
         k-means part of the cost of ``labels_``.
@@ -360,6 +366,13 @@ class SmoothKMeans(ClusterMixin, BaseEstimator):
             # annealing reach its optimum (split-and-merge, swaps, then single objects),
             # each verified by Lloyd's iteration, and kept only where the cost falls
             Q = _kmeans_moves(Xc, Q.argmax(axis=1), k, rng, Q)
+        else:
+            # with the penalty, Hartigan's single-object moves on the whole cost, which may
+            # empty and reopen clusters (the mean field's hard labels need not be a local
+            # minimum of it, and the penalty can make fewer than k clusters cheaper)
+            moved, n_moves = sse_moves(Xc, Q.argmax(axis=1), k, max_clusters=k, graph=cost.W)
+            if n_moves:
+                Q = (moved[:, None] == np.arange(k)).astype(float)
         self.n_iter_ = int(sum(path.n_iter))
         self.temperature_ = float(T)
         self._finish(X, Xc, Q.argmax(axis=1), Q, mean, cost, path)

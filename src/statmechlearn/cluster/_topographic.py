@@ -52,7 +52,9 @@ from statmechlearn._core.warn import warn
 from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._kohonen import _grid_coordinates, _som_errors
 from statmechlearn.cluster._maxent import AssignmentPath, gibbs_assignments
+from statmechlearn.cluster._polish import map_moves
 from statmechlearn.cluster._schedule import GeometricSchedule, run_schedule
+from statmechlearn.cluster._split_merge import map_relocate
 from statmechlearn.cluster._topographic_kernel import (
     centres,
     smoothed_codebook,
@@ -207,7 +209,12 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
     transmission_ : ndarray of shape (K, K)
         ``T``.
     labels_ : ndarray of shape (n_samples,)
-        Index of least expected cost ``h[i, r]`` (the sent index).
+        The sent index of each sample: least expected cost ``h[i, r]`` under
+        the annealed codebook, then single-object moves until none lowers
+        the hard cost ``sum_i sum_nu T[c(i), nu] |x_i - y_nu|^2`` (at its
+        best codebook): a local minimum of the cost the anneal minimises at
+        ``T -> 0``. (Above :attr:`critical_temperature_` the map has not
+        unfolded and every sample takes the same index.)
     assignments_ : ndarray of shape (n_samples, K)
         Soft assignments at the last temperature.
     critical_temperature_ : float
@@ -392,12 +399,21 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
             )
         Y = centres(state["S"], m, Tm)
         Z, q = smoothed_codebook(Y, Tm)
+        # least expected cost: argmin of |x|^2 - 2 x . z_r + q_r
+        labels = np.argmax(2.0 * (Xc @ Z.T) - q, axis=1)
+        if not state["collapsed"]:
+            # The encoder of the annealed codebook need not be a local minimum of the hard
+            # cost: single-object moves take the labels there, and relocating a unit's code
+            # vector reaches what needs several objects to move at once. The codebook stays
+            # the annealed one at the last temperature (a fit stopped at a finite temperature
+            # keeps its soft map); in the collapsed state, above T_c, there is no map to label.
+            labels, _ = map_moves(Xc, labels, Tm)
+            labels = map_relocate(Xc, labels, Tm)
         self.grid_ = grid
         self.transmission_ = Tm
         self.cluster_centers_ = Y + mean
         self.assignments_ = P
-        # least expected cost: argmin of |x|^2 - 2 x . z_r + q_r
-        self.labels_ = np.argmax(2.0 * (Xc @ Z.T) - q, axis=1)
+        self.labels_ = labels
         self.critical_temperature_ = t_c
         self.temperature_ = float(temps[-1])
         self.path_ = path
