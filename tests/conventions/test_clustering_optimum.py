@@ -355,3 +355,18 @@ def test_reaches_the_exact_optimum_of_its_documented_cost(name):
         else:
             misses.append((seed, round((value - optimum) / scale, 4)))
     assert at_optimum >= REQUIRED, (at_optimum, misses)
+
+
+@pytest.mark.parametrize("name", ["DeterministicAnnealing", "SmoothKMeans"])
+def test_never_ends_above_kmeans_with_ten_starts(name):
+    from sklearn.cluster import KMeans
+
+    _, _, make = CERTIFIED[name]
+    for seed in range(N_INSTANCES):
+        X, cost, _, k = instance("points", seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            labels = make(k).set_params(random_state=seed).fit(X).labels_
+            peer = KMeans(k, n_init=10, random_state=seed).fit(X).labels_
+        ours, theirs = (float(cost(lab.reshape(1, -1))[0]) for lab in (labels, peer))
+        assert ours <= theirs * (1 + 1e-9), (seed, ours, theirs)

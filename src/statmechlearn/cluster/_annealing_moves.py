@@ -14,6 +14,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 
 from statmechlearn._core.distances import squared_distances
 from statmechlearn.cluster._gibbs import posterior
+from statmechlearn.cluster._polish import sse_moves
 
 __all__ = [
     "DENSE_EIGH_MAX",
@@ -22,6 +23,7 @@ __all__ = [
     "nearest",
     "nearest_three",
     "nearest_two",
+    "polished",
     "predicted_moves",
     "predicted_moves_numpy",
     "principal_axes",
@@ -347,6 +349,32 @@ def predicted_moves_numpy(X, x_sq, centers, halves):
     return predicted
 
 
+def polished(X, x_sq, trial, trial_w):
+    """A move's fixed point, carried on by Hartigan's single-object moves where they gain.
+
+    A fixed point of the centroid iteration need not be a local minimum of the
+    inertia: after a move, one object can still lower it by changing cluster,
+    and the move is judged by where those moves end (a move that first looks
+    worse can lead to the optimum: an outlier's code vector moved into a
+    group that needs one more object from its neighbour to split well).
+    Returns ``(centers, log_w, nearest_two)`` of the better of the two.
+    """
+    found = nearest_two(X, x_sq, trial)
+    K = len(trial)
+    if np.bincount(found[0], minlength=K).min() == 0:
+        return trial, trial_w, found
+    moved, n_moves = sse_moves(X, found[0], K)
+    if not n_moves:
+        return trial, trial_w, found
+    onehot = (moved[:, None] == np.arange(K)).astype(float)
+    counts = onehot.sum(axis=0)
+    centers = (onehot.T @ X) / counts[:, None]
+    after = nearest_two(X, x_sq, centers)
+    if not after[1].sum() < found[1].sum():
+        return trial, trial_w, found
+    return centers, np.log(counts / X.shape[0]), after
+
+
 def improves(found, labels, inertia, K):
     """Whether a move's fixed point is another partition, with lower inertia, of all K clusters.
 
@@ -425,7 +453,7 @@ def relocate(X, x_sq, centers, log_w, T, iterate, events):
             keep = [k for k in range(K) if k not in (i, j)]
             trial = np.vstack([centers[keep], halves[j]])
             trial, trial_w, _ = iterate(X, trial, np.full(K, -np.log(K)), T)
-            found = nearest_two(X, x_sq, trial)
+            trial, trial_w, found = polished(X, x_sq, trial, trial_w)
             if improves(found, labels, inertia, K):
                 moved = (i, j, trial, trial_w, found[0], found[1])
                 break
@@ -509,7 +537,7 @@ def swap(X, x_sq, centers, T, iterate, events, rng):
             trial = centers.copy()
             trial[i] = points[c]
             trial, trial_w, _ = iterate(X, trial, np.full(K, -np.log(K)), T)
-            found = nearest_two(X, x_sq, trial)
+            trial, trial_w, found = polished(X, x_sq, trial, trial_w)
             if improves(found, labels, inertia, K):
                 moved = (i, trial, trial_w, *found)
                 break
