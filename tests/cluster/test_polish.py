@@ -298,3 +298,21 @@ def test_map_relocation_crosses_a_jump_no_single_move_can():
     best = min(P._map_cost(X, np.array(m), T) for m in itertools.product(range(3), repeat=9))
     assert P._map_cost(X, got, T) == pytest.approx(best, rel=1e-12)
     assert P._map_cost(X, start, T) > best * (1 + 5e-3)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_blas_precheck_never_skips_a_sweep_that_would_move(seed):
+    # large data: sse_moves first tests every row at once and skips the compiled sweep when
+    # none can move; its answer must be the sweep's, settled or not
+    rng = np.random.default_rng(seed)
+    n, k = P.PRECHECK_ROWS + 500, 6
+    X = rng.normal(size=(n, 3)) + rng.integers(0, 4, (n, 1)) * 2.0
+    centres = X[rng.choice(n, k, replace=False)]
+    lloyd = ((X[:, None] - centres[None]) ** 2).sum(-1).argmin(axis=1)
+    tol = P.TOL * P._spread(X)
+    empty = P._csr(None, n)
+    for labels in (lloyd, P.sse_moves(X, lloyd, k)[0]):
+        swept = P._sse_moves(X, labels.copy(), k, 0.0, -1, *empty, tol)
+        got = P.sse_moves(X, labels, k)
+        assert np.array_equal(got[0], swept[0]) and got[1] == swept[1]
+        assert P._settled(X, labels, k, tol) == (swept[1] == 0)

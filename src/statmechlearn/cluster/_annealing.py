@@ -635,7 +635,7 @@ class DeterministicAnnealing(
         if n_moves == 0:
             return centers, log_w
         counts = np.bincount(moved, minlength=K)
-        sums = np.array([X[moved == c].sum(axis=0) for c in range(K)])
+        sums = np.column_stack([np.bincount(moved, weights=col, minlength=K) for col in X.T])
         trial_w = np.log(counts / X.shape[0]) if self.mass_constrained else log_w
         trial, trial_w, _ = self._iterate(X, sums / counts[:, None], trial_w, T, with_stats=False)
         if not nearest(X, self._x_sq, trial)[1] < inertia * (1.0 - 1e-12):

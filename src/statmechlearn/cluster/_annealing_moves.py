@@ -354,10 +354,12 @@ def polished(X, x_sq, trial, trial_w):
 
     A fixed point of the centroid iteration need not be a local minimum of the
     inertia: after a move, one object can still lower it by changing cluster,
-    and the move is judged by where those moves end (a move that first looks
+    and a move can be judged by where those moves end (one that first looks
     worse can lead to the optimum: an outlier's code vector moved into a
     group that needs one more object from its neighbour to split well).
-    Returns ``(centers, log_w, nearest_two)`` of the better of the two.
+    :func:`relocate` and :func:`swap` carry on the trial nearest to gaining
+    when none of a round gains by itself. Returns
+    ``(centers, log_w, nearest_two)`` of the better of the two.
     """
     found = nearest_two(X, x_sq, trial)
     K = len(trial)
@@ -366,9 +368,9 @@ def polished(X, x_sq, trial, trial_w):
     moved, n_moves = sse_moves(X, found[0], K)
     if not n_moves:
         return trial, trial_w, found
-    onehot = (moved[:, None] == np.arange(K)).astype(float)
-    counts = onehot.sum(axis=0)
-    centers = (onehot.T @ X) / counts[:, None]
+    counts = np.bincount(moved, minlength=K).astype(float)
+    centers = np.column_stack([np.bincount(moved, weights=col, minlength=K) for col in X.T])
+    centers /= counts[:, None]
     after = nearest_two(X, x_sq, centers)
     if not after[1].sum() < found[1].sum():
         return trial, trial_w, found
@@ -446,17 +448,24 @@ def relocate(X, x_sq, centers, log_w, T, iterate, events):
                 halves[j] = known[key]
         predicted = predicted_moves(X[sub], x_sq[sub], centers, halves)
         order = np.argsort(predicted, axis=None)[:RELOCATION_TRIALS]
-        moved = None
+        moved, failed = None, []
         for i, j in zip(*np.unravel_index(order, predicted.shape), strict=True):
             if not np.isfinite(predicted[i, j]):
                 break
             keep = [k for k in range(K) if k not in (i, j)]
             trial = np.vstack([centers[keep], halves[j]])
             trial, trial_w, _ = iterate(X, trial, np.full(K, -np.log(K)), T)
-            trial, trial_w, found = polished(X, x_sq, trial, trial_w)
+            found = nearest_two(X, x_sq, trial)
             if improves(found, labels, inertia, K):
                 moved = (i, j, trial, trial_w, found[0], found[1])
                 break
+            failed.append((float(found[1].sum()), (i, j), trial, trial_w))
+        if moved is None and failed:
+            # the trial nearest to gaining, carried on by single-object moves
+            _, (i, j), trial, trial_w = min(failed, key=lambda f: f[0])
+            trial, trial_w, found = polished(X, x_sq, trial, trial_w)
+            if improves(found, labels, inertia, K):
+                moved = (i, j, trial, trial_w, found[0], found[1])
         if moved is None:
             break
         i, j, centers, log_w, labels, first = moved
@@ -532,15 +541,22 @@ def swap(X, x_sq, centers, T, iterate, events, rng):
             np.minimum(s_second[:, None], dx) - near_x
         )
         order = np.argsort(predicted, axis=None)[:SWAP_TRIALS]
-        moved = None
+        moved, failed = None, []
         for i, c in zip(*np.unravel_index(order, predicted.shape), strict=True):
             trial = centers.copy()
             trial[i] = points[c]
             trial, trial_w, _ = iterate(X, trial, np.full(K, -np.log(K)), T)
-            trial, trial_w, found = polished(X, x_sq, trial, trial_w)
+            found = nearest_two(X, x_sq, trial)
             if improves(found, labels, inertia, K):
                 moved = (i, trial, trial_w, *found)
                 break
+            failed.append((float(found[1].sum()), i, trial, trial_w))
+        if moved is None and failed:
+            # the trial nearest to gaining, carried on by single-object moves
+            _, i, trial, trial_w = min(failed, key=lambda f: f[0])
+            trial, trial_w, found = polished(X, x_sq, trial, trial_w)
+            if improves(found, labels, inertia, K):
+                moved = (i, trial, trial_w, *found)
         if moved is None:
             break
         i, centers, log_w, labels, first, second = moved

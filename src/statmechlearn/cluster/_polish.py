@@ -56,6 +56,10 @@ __all__ = [
 TOL = 1e-12
 #: Sweeps over all objects at most (each move lowers the cost, so this is a guard only).
 MAX_SWEEPS = 10_000
+#: From this many rows the k-means moves first test every row at once with BLAS distances
+#: and sweep only if some row can move; the test runs on chunks of PRECHECK_CHUNK rows.
+PRECHECK_ROWS = 4096
+PRECHECK_CHUNK = 1 << 15
 
 
 @numba.njit(cache=True, nogil=True)
@@ -119,7 +123,10 @@ def sse_moves(X, labels, n_clusters, *, max_clusters=None, graph=None, entropy_w
     """
     X = np.ascontiguousarray(X, dtype=float)
     labels = _labels_in(labels, n_clusters)
-    scale = float(np.sum((X - X.mean(axis=0)) ** 2)) if len(X) else 0.0
+    scale = _spread(X)
+    plain = graph is None and not entropy_weight > 0 and max_clusters is None
+    if plain and len(X) >= PRECHECK_ROWS and _settled(X, labels, n_clusters, TOL * scale):
+        return labels, 0
     indptr, indices, data = _csr(graph, len(X))
     scale += float(np.sum(data)) + float(entropy_weight) * len(X)
     limit = -1 if max_clusters is None else int(max_clusters)
@@ -127,6 +134,48 @@ def sse_moves(X, labels, n_clusters, *, max_clusters=None, graph=None, entropy_w
         X, labels, n_clusters, float(entropy_weight), limit, indptr, indices, data,
         TOL * max(scale, np.finfo(float).tiny),
     )  # fmt: skip
+
+
+def _spread(X):
+    """``sum_i |x_i - mean|^2`` without an (n, d) temporary (the scale of the tolerance)."""
+    if not len(X):
+        return 0.0
+    total = X.sum(axis=0)
+    return max(float(np.einsum("ij,ij->", X, X) - total @ total / len(X)), 0.0)
+
+
+def _settled(X, labels, k, tol):
+    """Whether no single move can lower the k-means cost, by BLAS distances in chunks.
+
+    Hartigan's criterion for every row at once: a move ``a -> b`` needs
+    ``n_b/(n_b+1) d_b < n_a/(n_a-1) d_a - tol``. The distances are expanded
+    (``|x|^2 - 2 x.y + |y|^2``), so the test allows their round-off: a
+    partition it calls settled is one where the exact sweep moves nothing, and
+    a large one is checked at BLAS speed instead of by a compiled sweep.
+    """
+    counts = np.bincount(labels, minlength=k).astype(float)
+    if counts.min() == 0:
+        return False
+    n = X.shape[0]
+    members = sparse.csr_array((np.ones(n), (labels, np.arange(n))), shape=(k, n))
+    means = (members @ X) / counts[:, None]
+    m_sq = np.einsum("ij,ij->i", means, means)
+    leave_factor = np.where(counts > 1, counts / np.maximum(counts - 1.0, 1.0), 0.0)
+    join_factor = counts / (counts + 1.0)
+    for start in range(0, n, PRECHECK_CHUNK):
+        rows = slice(start, start + PRECHECK_CHUNK)
+        x_sq = np.einsum("ij,ij->i", X[rows], X[rows])
+        d2 = np.maximum(x_sq[:, None] - 2.0 * (X[rows] @ means.T) + m_sq, 0.0)
+        own = labels[rows]
+        at = np.arange(d2.shape[0])
+        leave = leave_factor[own] * d2[at, own]
+        join = join_factor * d2
+        join[at, own] = np.inf
+        # round-off of the expansion: a few ulps of |x|^2 + |m|^2, doubled by the factors
+        slack = 1e-12 * (x_sq + m_sq.max()) * 4.0
+        if np.any(join.min(axis=1) < leave - tol + slack):
+            return False
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -234,7 +283,7 @@ def sse_moves_numpy(X, labels, n_clusters, *, max_clusters=None, graph=None, ent
             value -= lam * float(np.sum(sizes * np.log(sizes / len(lab))))
         return value
 
-    scale = float(np.sum((X - X.mean(axis=0)) ** 2)) + lam * len(X)
+    scale = _spread(X) + lam * len(X)
     if W is not None:
         scale += float(np.sum(W))
     return _twin(cost, labels, n_clusters, max_clusters, TOL * max(scale, np.finfo(float).tiny))
@@ -648,7 +697,7 @@ def map_moves(X, labels, transmission):
     X = np.ascontiguousarray(X, dtype=float)
     T = np.ascontiguousarray(transmission, dtype=float)
     labels = _labels_in(labels, T.shape[0])
-    scale = float(np.sum((X - X.mean(axis=0)) ** 2)) if len(X) else 0.0
+    scale = _spread(X)
     return _map_moves(X, labels, T, TOL * max(scale, np.finfo(float).tiny))
 
 
@@ -738,7 +787,7 @@ def map_moves_numpy(X, labels, transmission):
     T = np.asarray(transmission, dtype=float)
     labels = _labels_in(labels, T.shape[0])
     K = T.shape[0]
-    tol = TOL * max(float(np.sum((X - X.mean(axis=0)) ** 2)), np.finfo(float).tiny)
+    tol = TOL * max(_spread(X), np.finfo(float).tiny)
     moves = 0
     for _ in range(MAX_SWEEPS):
         moved = False

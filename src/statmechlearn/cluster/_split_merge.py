@@ -20,6 +20,7 @@ from statmechlearn.cluster._polish import (
     _abs_sum,
     _labels_in,
     _map_cost,
+    _spread,
     entropy_moves,
     map_moves,
     pair_moves,
@@ -296,7 +297,7 @@ def map_relocate(X, labels, transmission, *, max_rounds=None, max_iter=100):
     K = T.shape[0]
     labels = _labels_in(labels, K)
     n = X.shape[0]
-    tol = TOL * max(float(np.sum((X - X.mean(axis=0)) ** 2)), np.finfo(float).tiny)
+    tol = TOL * max(_spread(X), np.finfo(float).tiny)
     best = _map_cost(X, labels, T)
     for _ in range(2 * K if max_rounds is None else max_rounds):
         Y = _map_codebook(X, labels, T)
