@@ -193,7 +193,8 @@ class DeterministicAnnealing(
     cluster_weights_ : ndarray of shape (n_found,)
         Their weights ``w_k`` (uniform unless mass-constrained).
     labels_ : ndarray of shape (n_samples,)
-        Most probable cluster of each training point.
+        Most probable cluster of each training point: a local minimum of the
+        inertia under single-point moves.
     inertia_ : float
         Sum of squared distances to the nearest code vector (as ``KMeans``).
     temperature_ : float
@@ -236,7 +237,15 @@ class DeterministicAnnealing(
     ``D^2`` sampling from ``random_state``: each round ranks the moves by
     their exact hard-assignment distortion before iteration, runs the fixed
     point from the best three, and keeps the first that reaches another
-    partition of lower inertia; the moves stop after a round with none kept.
+    partition of lower inertia; when none does, the one nearest to it is
+    carried on by Hartigan's single-object moves and kept if that reaches
+    one. The moves stop after a round with none kept. Last (with or without
+    ``relocate``), Hartigan's moves take the final partition to a local
+    minimum of the inertia, kept where it is lower: no single
+    point can change cluster for less (a fixed point of the centroid
+    iteration need not be one). The hard cost minimised at ``T -> 0`` is
+    ``KMeans``' inertia; on tiny problems the fit reaches its exact optimum
+    (``docs/optimality.md``).
 
     Once every code vector allowed is in use and distinct no transition can
     come, and the adaptive schedule cools by ``cooling_rate ** 4`` per step

@@ -42,6 +42,7 @@ from statmechlearn.cluster._maxent import (
 )
 from statmechlearn.cluster._polish import entropy_moves
 from statmechlearn.cluster._schedule import GeometricSchedule
+from statmechlearn.cluster._split_merge import entropy_split_merge
 
 __all__ = ["HistogramClustering", "kl_critical_temperature"]
 
@@ -441,9 +442,14 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         )
         if P.shape[1] > 1:
             # the last fixed point (or Lloyd step) need not be a local minimum of the hard
-            # cost: single-object moves take the labels to one; the assignments, histograms
-            # and priors become those of the moved labels
+            # cost: single-object moves take the labels to one, and split-and-merge moves
+            # exchange clusters no single move can; the assignments, histograms and priors
+            # become those of the moved labels
             moved, n_moves = entropy_moves(cond, weights, self.labels_, P.shape[1])
+            if np.unique(moved).size == P.shape[1]:
+                merged = entropy_split_merge(cond, weights, moved, P.shape[1])
+                n_moves += int(np.count_nonzero(merged != moved))
+                moved = merged
             if n_moves:
                 P = (moved[:, None] == np.arange(P.shape[1])).astype(float)
                 q, _ = _centroids(P, cond, weights)
