@@ -192,3 +192,18 @@ def test_the_final_partition_admits_no_single_move_that_lowers_the_cost(relocate
             da = DeterministicAnnealing(k, relocate=relocate, random_state=0).fit(X)
         labels = da.transform(X).argmin(axis=1)
         assert _single_move_gain(X, labels) <= 1e-9 * da.inertia_
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_moves_never_raise_the_free_energy_at_a_finite_last_temperature(seed, monkeypatch):
+    # EqualWidthMixture anneals to a finite temperature (its width): the single-object moves
+    # are judged there by the free energy, which a fixed point of lower hard inertia can raise
+    import statmechlearn.cluster._annealing as annealing
+
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(size=(40, 2)), rng.normal(size=(40, 2)) + [2.0, 0.0]])
+    fit = dict(mass_constrained=False, min_temperature=1.0, random_state=seed)
+    with_moves = DeterministicAnnealing(3, **fit).fit(X)
+    monkeypatch.setattr(annealing, "sse_moves", lambda X, labels, k, **kw: (labels, 0))
+    without = DeterministicAnnealing(3, **fit).fit(X)
+    assert with_moves.free_energy(X) <= without.free_energy(X) + 1e-12

@@ -627,7 +627,7 @@ class DeterministicAnnealing(
         return moved_c, moved_w
 
     def _single_moves(self, X, centers, log_w, T):
-        """Hartigan's single-object moves on the final partition, kept if the inertia falls.
+        """Hartigan's single-object moves on the final partition, kept if the free energy falls.
 
         The fixed point at the floor is one of Lloyd's: every row is nearest its own
         centroid, yet moving one row to another cluster can still lower the k-means
@@ -647,7 +647,14 @@ class DeterministicAnnealing(
         sums = np.column_stack([np.bincount(moved, weights=col, minlength=K) for col in X.T])
         trial_w = np.log(counts / X.shape[0]) if self.mass_constrained else log_w
         trial, trial_w, _ = self._iterate(X, sums / counts[:, None], trial_w, T, with_stats=False)
-        if not nearest(X, self._x_sq, trial)[1] < inertia * (1.0 - 1e-12):
+        # judged by the anneal's own objective at T, the free energy (the inertia as
+        # T -> 0): at a finite last temperature (EqualWidthMixture's width) a fixed point
+        # of lower hard inertia can have a higher free energy
+        before, after = (
+            float(gibbs_statistics(X, c[None], w[None], T)["free_energy"][0])
+            for c, w in ((centers, log_w), (trial, trial_w))
+        )
+        if not after < before - 1e-12 * abs(before):
             return centers, log_w
         self.path_.events.append(
             {
