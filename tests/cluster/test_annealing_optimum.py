@@ -201,7 +201,8 @@ def test_the_moves_never_raise_the_free_energy_at_a_finite_last_temperature(seed
     import statmechlearn.cluster._annealing as annealing
 
     rng = np.random.default_rng(seed)
-    X = np.vstack([rng.normal(size=(40, 2)), rng.normal(size=(40, 2)) + [2.0, 0.0]])
+    X = rng.normal(size=(80, 2))
+    X[40:, 0] += 2.0
     fit = dict(mass_constrained=False, min_temperature=1.0, random_state=seed)
     with_moves = DeterministicAnnealing(3, **fit).fit(X)
     monkeypatch.setattr(annealing, "sse_moves", lambda X, labels, k, **kw: (labels, 0))

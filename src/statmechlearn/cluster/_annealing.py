@@ -636,7 +636,7 @@ class DeterministicAnnealing(
         (:func:`~statmechlearn.cluster._polish.sse_moves`), where every row is still
         nearest its own centroid, so the fixed point from its means is that partition.
         """
-        labels, inertia = nearest(X, self._x_sq, centers)
+        labels, _ = nearest(X, self._x_sq, centers)
         K = len(centers)
         if np.bincount(labels, minlength=K).min() == 0:
             return centers, log_w
