@@ -193,8 +193,8 @@ class DeterministicAnnealing(
     cluster_weights_ : ndarray of shape (n_found,)
         Their weights ``w_k`` (uniform unless mass-constrained).
     labels_ : ndarray of shape (n_samples,)
-        Most probable cluster of each training point: a local minimum of the
-        inertia under single-point moves.
+        Most probable cluster of each training point (mass-constrained: a
+        local minimum of the inertia under single-point moves).
     inertia_ : float
         Sum of squared distances to the nearest code vector (as ``KMeans``).
     temperature_ : float
@@ -240,8 +240,8 @@ class DeterministicAnnealing(
     partition of lower inertia; when none does, the one nearest to it is
     carried on by Hartigan's single-object moves and kept if that reaches
     one. The moves stop after a round with none kept. Last (with or without
-    ``relocate``), Hartigan's moves take the final partition to a local
-    minimum of the inertia, kept where it is lower: no single
+    ``relocate``, mass-constrained only), Hartigan's moves take the final
+    partition to a local minimum of the inertia, kept where it is lower: no single
     point can change cluster for less (a fixed point of the centroid
     iteration need not be one). The hard cost minimised at ``T -> 0`` is
     ``KMeans``' inertia; on tiny problems the fit reaches its exact optimum
@@ -567,7 +567,10 @@ class DeterministicAnnealing(
         use_all_rows()
         if self.relocate and self.mass_constrained and len(centers) == K_max > 1:
             centers, log_w = self._relocate(X, centers, log_w, self.temperature_, rng)
-        if len(centers) > 1:
+        # the moves serve the hard cost: mass-constrained annealing ends at T -> 0, where the
+        # free energy is the inertia; an unconstrained fit (EqualWidthMixture) ends at its
+        # width, where a partition's moves can lead the final fixed point to a higher one
+        if len(centers) > 1 and self.mass_constrained:
             centers, log_w = self._single_moves(X, centers, log_w, self.temperature_)
         # The path needs each temperature's fixed point to tol; the answer is the last
         # one, polished as KMeans polishes its own: at T_floor assignments are all but
