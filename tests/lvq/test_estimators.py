@@ -279,12 +279,13 @@ def test_random_state_accepts_none_int_randomstate_and_generator(cls):
 def test_transform_names_its_columns_and_sets_pandas_output(cls):
     pd = pytest.importorskip("pandas")
     X, y = make_blobs(40, centers=2, random_state=0)
+    data = pd.DataFrame(X, columns=["a", "b"])
     est = cls(random_state=0).set_output(transform="pandas")
-    est = est.fit(X) if cls is VQ else est.fit(X, y)
+    est = est.fit(data) if cls is VQ else est.fit(data, y)
     names = est.get_feature_names_out()
     k = est.prototypes_.shape[0]
-    assert list(names) == [f"{cls.__name__.lower()}{i}" for i in range(k)]
-    frame = est.transform(pd.DataFrame(X, columns=["a", "b"]))
+    assert list(names) == [f"{cls.__name__.lower()}_prototype{i}" for i in range(k)]
+    frame = est.transform(data)
     assert isinstance(frame, pd.DataFrame) and list(frame.columns) == list(names)
     np.testing.assert_allclose(
         frame.to_numpy(), np.sqrt(((X[:, None] - est.prototypes_) ** 2).sum(-1))

@@ -13,29 +13,27 @@ from typing import ClassVar
 
 import numpy as np
 from scipy.special import log_softmax
-from sklearn.base import (
-    BaseEstimator,
-    ClassifierMixin,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-    _fit_context,
-)
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import check_magnitude, validate_named
 from statmechlearn.lvq import _kernels
 from statmechlearn.lvq._prototypes import (
     COMMON_CONSTRAINTS,
+    PrototypeInputMixin,
     check_finite_prototypes,
+    check_sample_weight,
     common_params,
     data_scale,
+    drop_zero_weight,
     init_prototypes,
     prototype_counts,
     run_epochs,
+    sq_distances,
+    validate_predict_X,
+    validate_train_X,
 )
 
 __all__ = ["GLVQ", "LVQ1", "LVQ21", "LVQPlus"]
@@ -67,13 +65,17 @@ _COMMON_PARAMS = """
     shuffle : bool, default=True
         Visit the samples in a new random order in each epoch of ``fit``.
     random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
-        Seeds initialisation and shuffling."""
+        Seeds initialisation and shuffling.
+    verbose : int, default=0
+        At 1 or more ``fit`` prints one line per epoch: the learning rate,
+        {progress} and the largest prototype displacement (relative to the
+        data's scale), and the epoch at which it converged."""
 
 _COMMON_ATTRS = """
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     prototypes_ : ndarray of shape (n_prototypes, n_features)
-        The prototypes, grouped by class.
+        The prototypes, grouped by class; float32 if the training data were.
     prototype_labels_ : ndarray of shape (n_prototypes,)
         Class label of each prototype.
     n_features_in_ : int
@@ -95,9 +97,7 @@ def _doc(template, **kw):
     return template
 
 
-class _PrototypeClassifier(
-    ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, BaseEstimator
-):
+class _PrototypeClassifier(PrototypeInputMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Base class: data handling, initialisation, epochs, prediction."""
 
     _parameter_constraints: ClassVar[dict] = {
@@ -116,6 +116,7 @@ class _PrototypeClassifier(
         tol=1e-3,
         shuffle=True,
         random_state=None,
+        verbose=0,
     ):
         self.n_prototypes_per_class = n_prototypes_per_class
         self.init = init
@@ -125,19 +126,23 @@ class _PrototypeClassifier(
         self.tol = tol
         self.shuffle = shuffle
         self.random_state = random_state
+        self.verbose = verbose
 
     # -- hooks of the learning rule ----------------------------------------
     def _rule_params(self):
         """Extra parameters of the rule (a tuple passed to _epoch), already validated."""
         return ()
 
-    @property
-    def _n_features_out(self):
-        """Number of columns of ``transform``: one distance per prototype."""
-        return self.prototypes_.shape[0]
-
-    def _epoch(self, X, y_codes, order, learning_rate, rule):  # pragma: no cover - abstract
+    def _epoch(
+        self, X, y_codes, order, learning_rate, rule, weights
+    ):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _progress(self, X, y_codes, sw):
+        """The training state printed after each epoch at ``verbose >= 1``."""
+        d = self._class_distances(X)
+        wrong = (np.argmin(d, axis=1) != y_codes).astype(np.float64)
+        return f"training error {np.average(wrong, weights=sw):.4g}"
 
     # -- fitting -------------------------------------------------------------
     def _validate_targets(self, y, classes=None):
@@ -153,36 +158,68 @@ class _PrototypeClassifier(
             )
         return classes
 
-    def _start(self, X, y_codes, classes, rng):
+    def _start(self, X, y_codes, classes, rng, sw, dtype):
         self.classes_ = classes
         counts = prototype_counts(self.n_prototypes_per_class, classes.size)
         self._prototype_codes = np.repeat(np.arange(classes.size, dtype=np.int64), counts)
         self.prototype_labels_ = classes[self._prototype_codes]
-        self.prototypes_ = init_prototypes(X, y_codes, counts, self.init, rng, group_names=classes)
-        self._scale = data_scale(X)
+        # the rules update float64 prototypes in place; prototypes_ is them in the input's dtype
+        self._W = init_prototypes(
+            X, y_codes, counts, self.init, rng, group_names=classes, sample_weight=sw
+        )
+        self.prototypes_ = self._W
+        self._dtype = dtype
+        self._scale = data_scale(X, sw)
         self.n_updates_ = 0
         self.n_iter_ = 0
         self._sq_error_sum = 0.0
 
-    def _update_soft_variance(self, X, reset):
-        d = squared_distances(X, self.prototypes_).min(axis=1)
+    def _publish(self):
+        self.prototypes_ = self._W if self._dtype == np.float64 else self._W.astype(self._dtype)
+
+    def _update_soft_variance(self, X, reset, sw):
+        # from the published prototypes, which predict_proba uses
+        d = squared_distances(X, np.asarray(self.prototypes_, dtype=np.float64)).min(axis=1)
         if reset:
             self._sq_error_sum, self._n_soft = 0.0, 0
-        self._sq_error_sum += float(d.sum())
-        self._n_soft += X.shape[0]
+        if sw is None:
+            self._sq_error_sum += float(d.sum())
+            self._n_soft += X.shape[0]
+        else:
+            self._sq_error_sum += float(d @ sw)
+            self._n_soft += float(sw.sum())
         s2 = self._sq_error_sum / (self._n_soft * X.shape[1])
         self.soft_assignment_variance_ = max(s2, np.finfo(float).tiny)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Train the prototypes by epochs of on-line updates over shuffled data.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
-            Training data; must be finite.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; must be finite. Sparse input (CSR or CSC) is
+            converted to a dense array: the rule steps through dense rows.
+            float32 input gives float32 ``prototypes_`` and outputs (the
+            updates are computed in float64).
         y : array_like of shape (n_samples,)
-            Class labels, at least two distinct.
+            Class labels, at least two distinct (among the samples of non-zero weight).
+        sample_weight : array_like of shape (n_samples,), default=None
+            Non-negative weights; None means 1 for every sample. Sample i
+            moves the prototypes by ``learning_rate * sample_weight[i]`` times
+            the rule, so an epoch's expected (batch) update is
+            ``sum_i sample_weight[i] Delta_i``, that of the data with row i
+            repeated ``sample_weight[i]`` times (for GLVQ: stochastic gradient
+            descent on the weighted cost ``sum_i sample_weight[i] f(mu_i)``).
+            An integer weight therefore equals repeating the row to first
+            order in the learning rate, not exactly: one step of
+            ``learning_rate * w`` is not w steps of ``learning_rate`` in a
+            shuffled sequence. The initialisation (class means, k-means, the
+            random draw of samples), the stopping scale and
+            ``soft_assignment_variance_`` are weighted, and a sample of weight
+            0 is dropped before anything else, which is exactly the fit
+            without its row. Keep ``learning_rate * sample_weight`` below 1:
+            a larger step overshoots the example.
 
         Returns
         -------
@@ -191,22 +228,34 @@ class _PrototypeClassifier(
         params = common_params(self)
         shuffle = bool(self.shuffle)
         rule = self._rule_params()
-        X, y = validate_named(self, X, y, dtype=np.float64, order="C", ensure_min_samples=2)
-        check_magnitude(X)
+        X, y, dtype = validate_train_X(self, X, y, reset=True, ensure_min_samples=2)
+        sw, X, y = drop_zero_weight(check_sample_weight(sample_weight, X), X, y)
         classes = self._validate_targets(y)
         y_codes = np.searchsorted(classes, y).astype(np.int64)
         rng = check_random_state(self.random_state)
-        self._start(X, y_codes, classes, rng)
+        self._start(X, y_codes, classes, rng, sw, dtype)
+        # unit weights are ones in the kernel: learning_rate * 1.0 is exactly learning_rate
+        weights = np.ones(X.shape[0]) if sw is None else sw
 
         def epoch(order, lr):
-            self._epoch(X, y_codes, order, lr, rule)
+            self._epoch(X, y_codes, order, lr, rule, weights)
 
-        run_epochs(self, X.shape[0], epoch, params, shuffle, rng, self._scale)
-        self._update_soft_variance(X, reset=True)
+        run_epochs(
+            self,
+            X.shape[0],
+            epoch,
+            params,
+            shuffle,
+            rng,
+            self._scale,
+            lambda: self._progress(X, y_codes, sw),
+        )
+        self._publish()
+        self._update_soft_variance(X, True, sw)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One on-line pass over ``X`` in the given order at the constant learning rate.
 
         This is the setting of the paper: every example is seen once, in
@@ -214,11 +263,16 @@ class _PrototypeClassifier(
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Sparse input is converted to a dense array. The first call's
+            float dtype (float32 or float64) is that of ``prototypes_``.
         y : array_like of shape (n_samples,)
         classes : array_like of shape (n_classes,), optional
             All labels that will ever occur; required on the first call,
             ignored afterwards (labels must then be among ``classes_``).
+        sample_weight : array_like of shape (n_samples,), default=None
+            Non-negative weights scaling each sample's step, as in :meth:`fit`;
+            a zero weight skips the sample.
 
         Returns
         -------
@@ -227,8 +281,8 @@ class _PrototypeClassifier(
         params = common_params(self)
         rule = self._rule_params()
         first = not hasattr(self, "prototypes_")
-        X, y = validate_named(self, X, y, dtype=np.float64, order="C", reset=first)
-        check_magnitude(X)
+        X, y, dtype = validate_train_X(self, X, y, reset=first)
+        sw, X, y = drop_zero_weight(check_sample_weight(sample_weight, X), X, y)
         check_classification_targets(y)
         if first:
             if classes is None:
@@ -245,72 +299,71 @@ class _PrototypeClassifier(
             )
         y_codes = np.searchsorted(known, y).astype(np.int64)
         if first:
-            self._start(X, y_codes, classes, check_random_state(self.random_state))
-        self._epoch(X, y_codes, np.arange(X.shape[0]), params["learning_rate"], rule)
+            self._start(X, y_codes, classes, check_random_state(self.random_state), sw, dtype)
+        weights = np.ones(X.shape[0]) if sw is None else sw
+        self._epoch(X, y_codes, np.arange(X.shape[0]), params["learning_rate"], rule, weights)
         self.n_updates_ += X.shape[0]
         check_finite_prototypes(self, params["learning_rate"])
-        self._update_soft_variance(X, reset=first)
+        self._publish()
+        self._update_soft_variance(X, first, sw)
         return self
 
     # -- prediction ----------------------------------------------------------
     def _class_distances(self, X):
-        d = squared_distances(X, self.prototypes_)
+        d = sq_distances(X, np.asarray(self.prototypes_, dtype=np.float64))
         out = np.full((X.shape[0], self.classes_.size), np.inf)
         for c in range(self.classes_.size):
             out[:, c] = d[:, self._prototype_codes == c].min(axis=1)
         return out
-
-    def _check_X(self, X):
-        check_is_fitted(self, "prototypes_")
-        X = validate_named(self, X, dtype=np.float64, order="C", reset=False)
-        check_magnitude(X)
-        return X
 
     def transform(self, X):
         """Euclidean distances of each sample to every prototype.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Sparse input is used as it is (one sparse-dense product).
 
         Returns
         -------
         ndarray of shape (n_samples, n_prototypes)
+            In the float dtype of ``X``.
         """
-        X = self._check_X(X)
-        return np.sqrt(squared_distances(X, self.prototypes_))
+        X, dtype = validate_predict_X(self, X)
+        d = sq_distances(X, np.asarray(self.prototypes_, dtype=np.float64))
+        return np.sqrt(d).astype(dtype, copy=False)
 
     def decision_function(self, X):
         """Closeness to each class: minus the squared distance to its nearest prototype.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
             For two classes, ``d_0 - d_1`` (positive means ``classes_[1]``),
             with ``d_c`` the squared distance to the nearest prototype of
-            class c; otherwise ``-d_c`` per class.
+            class c; otherwise ``-d_c`` per class. In the float dtype of ``X``.
         """
-        d = self._class_distances(self._check_X(X))
-        if self.classes_.size == 2:
-            return d[:, 0] - d[:, 1]
-        return -d
+        X, dtype = validate_predict_X(self, X)
+        d = self._class_distances(X)
+        out = d[:, 0] - d[:, 1] if self.classes_.size == 2 else -d
+        return out.astype(dtype, copy=False)
 
     def predict(self, X):
         """Label of the nearest prototype.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
-        d = self._class_distances(self._check_X(X))
+        d = self._class_distances(validate_predict_X(self, X)[0])
         return self.classes_[np.argmin(d, axis=1)]
 
     def predict_log_proba(self, X):
@@ -318,13 +371,26 @@ class _PrototypeClassifier(
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            In the float dtype of ``X``; for float32 ``X`` it is the logarithm
+            of the float32 :meth:`predict_proba`, so probabilities below
+            float32's range (about 1e-38) lose precision or give ``-inf``.
         """
-        d = self._class_distances(self._check_X(X))
+        X, dtype = validate_predict_X(self, X)
+        out = self._log_proba64(X)
+        if dtype == np.float64:
+            return out
+        # a log-probability rounded to float32 need not be the log of the rounded
+        # probability (1 - 1e-8 is 1 in float32): give the log of what predict_proba gives
+        with np.errstate(divide="ignore"):
+            return np.log(np.exp(out).astype(dtype))
+
+    def _log_proba64(self, X):
+        d = self._class_distances(X)
         return log_softmax(-d / (2.0 * self.soft_assignment_variance_), axis=1)
 
     def predict_proba(self, X):
@@ -340,21 +406,23 @@ class _PrototypeClassifier(
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            In the float dtype of ``X``.
         """
-        return np.exp(self.predict_log_proba(X))
+        X, dtype = validate_predict_X(self, X)
+        return np.exp(self._log_proba64(X)).astype(dtype, copy=False)
 
 
 class _WTAClassifier(_PrototypeClassifier):
     _a = _b = 0.0
 
-    def _epoch(self, X, y_codes, order, learning_rate, rule):
+    def _epoch(self, X, y_codes, order, learning_rate, rule, weights):
         _kernels.wta_epoch(
-            self.prototypes_,
+            self._W,
             X,
             y_codes,
             self._prototype_codes,
@@ -362,6 +430,7 @@ class _WTAClassifier(_PrototypeClassifier):
             learning_rate,
             self._a,
             self._b,
+            weights,
         )
 
 
@@ -396,7 +465,7 @@ class LVQ1(_WTAClassifier):
     >>> bool(clf.score(X, y) > 0.9)
     True
     """,
-        common=_COMMON_PARAMS.replace("{lr}", "0.05"),
+        common=_COMMON_PARAMS.replace("{lr}", "0.05").replace("{progress}", "the training error"),
         attrs=_COMMON_ATTRS,
     )
     _a, _b = 0.0, 1.0
@@ -432,7 +501,7 @@ class LVQPlus(_WTAClassifier):
     >>> bool(clf.score(X, y) > 0.85)
     True
     """,
-        common=_COMMON_PARAMS.replace("{lr}", "0.05"),
+        common=_COMMON_PARAMS.replace("{lr}", "0.05").replace("{progress}", "the training error"),
         attrs=_COMMON_ATTRS,
     )
     _a, _b = 0.5, 0.5
@@ -468,7 +537,7 @@ class LVQ21(_PrototypeClassifier):
     >>> bool(LVQ21(random_state=0).fit(X, y).score(X, y) > 0.9)
     True
     """,
-        common=_COMMON_PARAMS.replace("{lr}", "0.005"),
+        common=_COMMON_PARAMS.replace("{lr}", "0.005").replace("{progress}", "the training error"),
         attrs=_COMMON_ATTRS,
     )
 
@@ -483,6 +552,7 @@ class LVQ21(_PrototypeClassifier):
         tol=1e-3,
         shuffle=True,
         random_state=None,
+        verbose=0,
         window=0.3,
     ):
         super().__init__(
@@ -494,6 +564,7 @@ class LVQ21(_PrototypeClassifier):
             tol=tol,
             shuffle=shuffle,
             random_state=random_state,
+            verbose=verbose,
         )
         self.window = window
 
@@ -506,9 +577,9 @@ class LVQ21(_PrototypeClassifier):
         w = float(self.window)
         return ((1.0 - w) / (1.0 + w),)
 
-    def _epoch(self, X, y_codes, order, learning_rate, rule):
+    def _epoch(self, X, y_codes, order, learning_rate, rule, weights):
         _kernels.lvq21_epoch(
-            self.prototypes_, X, y_codes, self._prototype_codes, order, learning_rate, rule[0]
+            self._W, X, y_codes, self._prototype_codes, order, learning_rate, rule[0], weights
         )
 
 
@@ -544,7 +615,9 @@ class GLVQ(_PrototypeClassifier):
     >>> bool(GLVQ(random_state=0).fit(X, y).score(X, y) > 0.9)
     True
     """,
-        common=_COMMON_PARAMS.replace("{lr}", "0.05"),
+        common=_COMMON_PARAMS.replace("{lr}", "0.05").replace(
+            "{progress}", "the cost per sample, the training error"
+        ),
         attrs=_COMMON_ATTRS,
     )
 
@@ -559,6 +632,7 @@ class GLVQ(_PrototypeClassifier):
         tol=1e-3,
         shuffle=True,
         random_state=None,
+        verbose=0,
         activation="sigmoid",
         beta=2.0,
     ):
@@ -571,6 +645,7 @@ class GLVQ(_PrototypeClassifier):
             tol=tol,
             shuffle=shuffle,
             random_state=random_state,
+            verbose=verbose,
         )
         self.activation = activation
         self.beta = beta
@@ -584,9 +659,9 @@ class GLVQ(_PrototypeClassifier):
     def _rule_params(self):
         return (_kernels.ACTIVATIONS[self.activation], float(self.beta))
 
-    def _epoch(self, X, y_codes, order, learning_rate, rule):
+    def _epoch(self, X, y_codes, order, learning_rate, rule, weights):
         _kernels.glvq_epoch(
-            self.prototypes_,
+            self._W,
             X,
             y_codes,
             self._prototype_codes,
@@ -594,4 +669,20 @@ class GLVQ(_PrototypeClassifier):
             learning_rate,
             rule[0],
             rule[1],
+            weights,
+        )
+
+    def _progress(self, X, y_codes, sw):
+        d = self._class_distances(X)
+        rows = np.arange(X.shape[0])
+        dj = d[rows, y_codes]
+        d[rows, y_codes] = np.inf
+        dk = d.min(axis=1)
+        total = dj + dk
+        mu = np.divide(dj - dk, total, out=np.zeros_like(total), where=total > 0)
+        f = 1.0 / (1.0 + np.exp(-float(self.beta) * mu)) if self.activation == "sigmoid" else mu
+        wrong = (mu > 0).astype(np.float64)
+        return (
+            f"cost {np.average(f, weights=sw):.6g}, "
+            f"training error {np.average(wrong, weights=sw):.4g}"
         )

@@ -136,32 +136,49 @@ def glvq_step(W, x, label, prototype_labels, learning_rate, activation, beta):  
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def wta_epoch(W, X, y, prototype_labels, order, learning_rate, a, b):  # pragma: no cover
-    """Eq. (1) for examples ``X[order]`` in sequence, in place on ``W``."""
+def wta_epoch(
+    W, X, y, prototype_labels, order, learning_rate, a, b, sample_weight=None
+):  # pragma: no cover
+    """Eq. (1) for examples ``X[order]`` in sequence, in place on ``W``.
+
+    With ``sample_weight``, example n steps by ``learning_rate * sample_weight[n]``.
+    """
     for t in range(order.shape[0]):
         n = order[t]
-        wta_step(W, X[n], y[n], prototype_labels, learning_rate, a, b)
+        rate = learning_rate if sample_weight is None else learning_rate * sample_weight[n]
+        wta_step(W, X[n], y[n], prototype_labels, rate, a, b)
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def lvq21_epoch(W, X, y, prototype_labels, order, learning_rate, s):  # pragma: no cover
-    """LVQ2.1 over ``X[order]``; returns the number of updates."""
+def lvq21_epoch(
+    W, X, y, prototype_labels, order, learning_rate, s, sample_weight=None
+):  # pragma: no cover
+    """LVQ2.1 over ``X[order]``; returns the number of updates.
+
+    With ``sample_weight``, example n steps by ``learning_rate * sample_weight[n]``.
+    """
     n_updates = 0
     for t in range(order.shape[0]):
         n = order[t]
-        n_updates += lvq21_step(W, X[n], y[n], prototype_labels, learning_rate, s)
+        rate = learning_rate if sample_weight is None else learning_rate * sample_weight[n]
+        n_updates += lvq21_step(W, X[n], y[n], prototype_labels, rate, s)
     return n_updates
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
 def glvq_epoch(
-    W, X, y, prototype_labels, order, learning_rate, activation, beta
+    W, X, y, prototype_labels, order, learning_rate, activation, beta, sample_weight=None
 ):  # pragma: no cover
-    """GLVQ over ``X[order]``; returns the mean of mu(x) seen before each update."""
+    """GLVQ over ``X[order]``; returns the mean of mu(x) seen before each update.
+
+    With ``sample_weight``, example n steps by ``learning_rate * sample_weight[n]``:
+    stochastic gradient descent on ``sum_n sample_weight[n] f(mu_n)``.
+    """
     total = 0.0
     for t in range(order.shape[0]):
         n = order[t]
-        total += glvq_step(W, X[n], y[n], prototype_labels, learning_rate, activation, beta)
+        rate = learning_rate if sample_weight is None else learning_rate * sample_weight[n]
+        total += glvq_step(W, X[n], y[n], prototype_labels, rate, activation, beta)
     return total / max(order.shape[0], 1)
 
 
@@ -172,15 +189,19 @@ def _sqdists(W, x):
     return np.sum((x - W) ** 2, axis=1)
 
 
-def wta_epoch_numpy(W, X, y, prototype_labels, order, learning_rate, a, b):
+def _rate(learning_rate, sample_weight, n):
+    return learning_rate if sample_weight is None else learning_rate * sample_weight[n]
+
+
+def wta_epoch_numpy(W, X, y, prototype_labels, order, learning_rate, a, b, sample_weight=None):
     """NumPy twin of :func:`wta_epoch` (same arguments, same result)."""
     for n in order:
         best = int(np.argmin(_sqdists(W, X[n])))
         g = a + b if prototype_labels[best] == y[n] else a - b
-        W[best] += learning_rate * g * (X[n] - W[best])
+        W[best] += _rate(learning_rate, sample_weight, n) * g * (X[n] - W[best])
 
 
-def lvq21_epoch_numpy(W, X, y, prototype_labels, order, learning_rate, s):
+def lvq21_epoch_numpy(W, X, y, prototype_labels, order, learning_rate, s, sample_weight=None):
     """NumPy twin of :func:`lvq21_epoch`."""
     n_updates = 0
     for n in order:
@@ -193,13 +214,16 @@ def lvq21_epoch_numpy(W, X, y, prototype_labels, order, learning_rate, s):
         if c1 == c2 or d[second] == 0.0 or np.sqrt(d[first] / d[second]) <= s:
             continue
         j, k = (first, second) if c1 else (second, first)
-        W[j] += learning_rate * (X[n] - W[j])
-        W[k] -= learning_rate * (X[n] - W[k])
+        rate = _rate(learning_rate, sample_weight, n)
+        W[j] += rate * (X[n] - W[j])
+        W[k] -= rate * (X[n] - W[k])
         n_updates += 1
     return n_updates
 
 
-def glvq_epoch_numpy(W, X, y, prototype_labels, order, learning_rate, activation, beta):
+def glvq_epoch_numpy(
+    W, X, y, prototype_labels, order, learning_rate, activation, beta, sample_weight=None
+):
     """NumPy twin of :func:`glvq_epoch`."""
     total = 0.0
     for n in order:
@@ -218,7 +242,7 @@ def glvq_epoch_numpy(W, X, y, prototype_labels, order, learning_rate, activation
             fprime = beta * f * (1.0 - f)
         else:
             fprime = 1.0
-        scale = 2.0 * learning_rate * fprime / (dj + dk)
+        scale = 2.0 * _rate(learning_rate, sample_weight, n) * fprime / (dj + dk)
         xj, xk = X[n] - W[j], X[n] - W[k]
         W[j] += scale * dk * xj
         W[k] -= scale * dj * xk

@@ -4,33 +4,32 @@ from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    ClusterMixin,
-    TransformerMixin,
-    _fit_context,
-)
+from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import check_magnitude, validate_named
 from statmechlearn.lvq import _kernels
 from statmechlearn.lvq._prototypes import (
     COMMON_CONSTRAINTS,
+    PrototypeInputMixin,
     check_finite_prototypes,
+    check_sample_weight,
     common_params,
     data_scale,
+    drop_zero_weight,
     init_prototypes,
     run_epochs,
+    sq_distances,
+    validate_predict_X,
+    validate_train_X,
 )
 
 __all__ = ["VQ"]
 
 
-class VQ(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator):
+class VQ(PrototypeInputMixin, ClusterMixin, TransformerMixin, BaseEstimator):
     """On-line winner-takes-all vector quantization.
 
     The nearest prototype moves towards each example:
@@ -38,7 +37,8 @@ class VQ(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEs
     with ``g = 1``), a stochastic gradient descent on the quantization error
     ``E = sum_x min_k |x - w_k|^2 / 2``. ``predict`` gives the index of the
     winning prototype, so the estimator is a quantizer (codebook) and a
-    clusterer.
+    clusterer. With ``sample_weight`` it descends the weighted error
+    ``sum_i sample_weight[i] min_k |x_i - w_k|^2 / 2`` (see :meth:`fit`).
 
     Parameters
     ----------
@@ -63,17 +63,22 @@ class VQ(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEs
         Visit the samples in a new random order in each epoch of ``fit``.
     random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=None
         Seeds initialisation and shuffling.
+    verbose : int, default=0
+        At 1 or more ``fit`` prints one line per epoch: the learning rate, the
+        quantization error and the largest prototype displacement (relative
+        to the data's scale), and the epoch at which it converged.
 
     Attributes
     ----------
     prototypes_ : ndarray of shape (n_prototypes, n_features)
-        The codebook.
+        The codebook; float32 if the training data were.
     cluster_centers_ : ndarray of shape (n_prototypes, n_features)
         Alias of ``prototypes_`` (scikit-learn's clusterer vocabulary).
     labels_ : ndarray of shape (n_samples,)
         Winning prototype of each training sample after ``fit``.
     quantization_error_ : float
-        Mean squared distance of the training samples to their winner.
+        Mean squared distance of the training samples to their winner
+        (weighted by ``sample_weight``).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -111,6 +116,7 @@ class VQ(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEs
         tol=1e-3,
         shuffle=True,
         random_state=None,
+        verbose=0,
     ):
         self.n_prototypes = n_prototypes
         self.init = init
@@ -120,27 +126,30 @@ class VQ(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEs
         self.tol = tol
         self.shuffle = shuffle
         self.random_state = random_state
+        self.verbose = verbose
 
-    def _start(self, X, rng):
+    def _start(self, X, rng, sw, dtype):
         k = int(self.n_prototypes)
         if isinstance(self.init, str) and self.init != "class-mean" and k > X.shape[0]:
             raise ValueError(
                 f"n_prototypes={k} exceeds n_samples={X.shape[0]} for init={self.init!r}"
+                + ("" if sw is None else " of non-zero weight")
             )
-        self.prototypes_ = init_prototypes(X, None, np.array([k]), self.init, rng)
+        # the rule updates float64 prototypes in place; prototypes_ is them in the input's dtype
+        self._W = init_prototypes(X, None, np.array([k]), self.init, rng, sample_weight=sw)
+        self.prototypes_ = self._W
+        self._dtype = dtype
         self._codes = np.zeros(k, dtype=np.int64)
-        self._scale = data_scale(X)
+        self._scale = data_scale(X, sw)
         self.n_updates_ = 0
         self.n_iter_ = 0
 
-    def _epoch(self, X, order, learning_rate):
-        dummy = np.zeros(X.shape[0], dtype=np.int64)
-        _kernels.wta_epoch(self.prototypes_, X, dummy, self._codes, order, learning_rate, 1.0, 0.0)
+    def _publish(self):
+        self.prototypes_ = self._W if self._dtype == np.float64 else self._W.astype(self._dtype)
 
-    @property
-    def _n_features_out(self):
-        """Number of columns of ``transform``: one distance per prototype."""
-        return self.prototypes_.shape[0]
+    def _epoch(self, X, order, learning_rate, weights):
+        dummy = np.zeros(X.shape[0], dtype=np.int64)
+        _kernels.wta_epoch(self._W, X, dummy, self._codes, order, learning_rate, 1.0, 0.0, weights)
 
     @property
     def cluster_centers_(self):
@@ -148,48 +157,81 @@ class VQ(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEs
         check_is_fitted(self, "prototypes_")
         return self.prototypes_
 
+    def _quantization_error(self, X, sw):
+        d = squared_distances(X, np.asarray(self.prototypes_, dtype=np.float64)).min(axis=1)
+        return float(d.mean()) if sw is None else float(np.average(d, weights=sw))
+
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Train the codebook by epochs of on-line WTA updates over shuffled data.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; must be finite. Sparse input (CSR or CSC) is
+            converted to a dense array: the rule steps through dense rows.
+            float32 input gives float32 ``prototypes_`` and outputs (the
+            updates are computed in float64).
         y : None
             Ignored.
+        sample_weight : array_like of shape (n_samples,), default=None
+            Non-negative weights; None means 1 for every sample. Sample i
+            moves its winner by ``learning_rate * sample_weight[i]``: each
+            epoch is stochastic gradient descent on the weighted error
+            ``sum_i sample_weight[i] min_k |x_i - w_k|^2 / 2``, whose gradient
+            is that of the data with row i repeated ``sample_weight[i]`` times.
+            An integer weight therefore equals repeating the row to first
+            order in the learning rate, not exactly: one step of
+            ``learning_rate * w`` is not w steps of ``learning_rate`` in a
+            shuffled sequence. The initialisation (k-means, the data mean,
+            the random draw of samples), the stopping scale and
+            ``quantization_error_`` are weighted, and a sample of weight 0 is
+            dropped before anything else, which is exactly the fit without its
+            row (``labels_`` still has an entry for it). Keep ``learning_rate *
+            sample_weight`` below 1: a larger step overshoots the example.
 
         Returns
         -------
         self
         """
         params = common_params(self)
-        X = validate_named(self, X, dtype=np.float64, order="C")
-        check_magnitude(X)
+        X_all, _, dtype = validate_train_X(self, X, reset=True)
+        sw, X = drop_zero_weight(check_sample_weight(sample_weight, X_all), X_all)
         rng = check_random_state(self.random_state)
-        self._start(X, rng)
+        self._start(X, rng, sw, dtype)
+        # unit weights are ones in the kernel: learning_rate * 1.0 is exactly learning_rate
+        weights = np.ones(X.shape[0]) if sw is None else sw
         run_epochs(
             self,
             X.shape[0],
-            lambda order, lr: self._epoch(X, order, lr),
+            lambda order, lr: self._epoch(X, order, lr, weights),
             params,
             bool(self.shuffle),
             rng,
             self._scale,
+            lambda: f"quantization error {self._quantization_error(X, sw):.6g}",
         )
-        d = squared_distances(X, self.prototypes_)
-        self.labels_ = np.argmin(d, axis=1)
-        self.quantization_error_ = float(d.min(axis=1).mean())
+        # from the published prototypes, as predict and score see them
+        self._publish()
+        P = np.asarray(self.prototypes_, dtype=np.float64)
+        self.labels_ = np.argmin(squared_distances(X_all, P), axis=1)
+        self.quantization_error_ = self._quantization_error(X, sw)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y=None):
+    def partial_fit(self, X, y=None, sample_weight=None):
         """One on-line pass over ``X`` in the given order at the constant learning rate.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Sparse input is converted to a dense array. The first call's
+            float dtype (float32 or float64) is that of ``prototypes_``.
         y : None
             Ignored.
+        sample_weight : array_like of shape (n_samples,), default=None
+            Non-negative weights scaling each sample's step, as in :meth:`fit`;
+            a zero weight skips the sample.
 
         Returns
         -------
@@ -197,59 +239,67 @@ class VQ(ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEs
         """
         params = common_params(self)
         first = not hasattr(self, "prototypes_")
-        X = validate_named(self, X, dtype=np.float64, order="C", reset=first)
-        check_magnitude(X)
+        X, _, dtype = validate_train_X(self, X, reset=first)
+        sw, X = drop_zero_weight(check_sample_weight(sample_weight, X), X)
         if first:
-            self._start(X, check_random_state(self.random_state))
-        self._epoch(X, np.arange(X.shape[0]), params["learning_rate"])
+            self._start(X, check_random_state(self.random_state), sw, dtype)
+        weights = np.ones(X.shape[0]) if sw is None else sw
+        self._epoch(X, np.arange(X.shape[0]), params["learning_rate"], weights)
         self.n_updates_ += X.shape[0]
         check_finite_prototypes(self, params["learning_rate"])
+        self._publish()
         return self
 
-    def _check_X(self, X):
-        check_is_fitted(self, "prototypes_")
-        X = validate_named(self, X, dtype=np.float64, order="C", reset=False)
-        check_magnitude(X)
-        return X
+    def _distances(self, X):
+        X, dtype = validate_predict_X(self, X)
+        return sq_distances(X, np.asarray(self.prototypes_, dtype=np.float64)), dtype
 
     def transform(self, X):
         """Euclidean distances of each sample to every prototype.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Sparse input is used as it is (one sparse-dense product).
 
         Returns
         -------
         ndarray of shape (n_samples, n_prototypes)
+            In the float dtype of ``X``.
         """
-        return np.sqrt(squared_distances(self._check_X(X), self.prototypes_))
+        d, dtype = self._distances(X)
+        return np.sqrt(d).astype(dtype, copy=False)
 
     def predict(self, X):
         """Index of the winning (nearest) prototype.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples,), int
         """
-        return np.argmin(squared_distances(self._check_X(X), self.prototypes_), axis=1)
+        return np.argmin(self._distances(X)[0], axis=1)
 
-    def score(self, X, y=None):
+    def score(self, X, y=None, sample_weight=None):
         """Minus the mean squared quantization error (higher is better).
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : None
             Ignored.
+        sample_weight : array_like of shape (n_samples,), default=None
+            Weights of the mean.
 
         Returns
         -------
         float
         """
-        d = squared_distances(self._check_X(X), self.prototypes_)
-        return -float(d.min(axis=1).mean())
+        d = self._distances(X)[0].min(axis=1)
+        if sample_weight is None:
+            return -float(d.mean())
+        sw = _check_sample_weight(sample_weight, d, dtype=np.float64, ensure_non_negative=True)
+        return -float(np.average(d, weights=sw))
