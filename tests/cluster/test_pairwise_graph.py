@@ -209,10 +209,28 @@ def test_every_sparse_format_fits_and_predicts(fmt):
         assert pc.predict_proba(graph).shape == (40, pc.assignments_.shape[1])
 
 
-def test_sparse_input_is_refused_for_feature_metrics():
-    graph = kneighbors_graph(_blobs(30, seed=0)[0], 3, mode="distance")
-    with pytest.raises(TypeError, match=r"[Ss]parse"):
-        PairwiseClustering(metric="euclidean").fit(graph)
+@pytest.mark.parametrize("metric", ["euclidean", "sqeuclidean", "cosine", "nan_euclidean"])
+def test_sparse_rows_are_feature_vectors_for_a_feature_metric(metric):
+    """With a metric, a sparse X holds feature vectors (not a graph): the fit is the
+    dense rows' fit."""
+    X = sp.random(40, 6, density=0.4, random_state=0, format="csr") * 5.0
+    dense = PairwiseClustering(2, metric=metric, random_state=0).fit(X.toarray())
+    sparse = PairwiseClustering(2, metric=metric, random_state=0).fit(X)
+    np.testing.assert_array_equal(sparse.labels_, dense.labels_)
+    np.testing.assert_allclose(sparse.predict_proba(X[:5]), dense.predict_proba(X[:5].toarray()))
+
+
+def test_a_sparse_x_that_is_not_square_is_named_as_a_graph():
+    rows = sp.random(40, 3, density=0.5, random_state=0, format="csr")
+    with pytest.raises(ValueError, match=r"neighbour graph.*metric='sqeuclidean'"):
+        PairwiseClustering().fit(rows)
+
+
+@pytest.mark.parametrize("check", ["check_estimator_sparse_array", "check_estimator_sparse_matrix"])
+def test_scikit_learns_sparse_checks_pass_at_the_defaults(check):
+    from sklearn.utils import estimator_checks
+
+    getattr(estimator_checks, check)("PairwiseClustering", PairwiseClustering())
 
 
 @_COMPONENTS

@@ -22,11 +22,26 @@ def _accuracy(y, labels):
     return C[r, c].sum() / y.size
 
 
+def _gibbs_failures(estimator):
+    if not isinstance(estimator, GibbsSamplerClustering):
+        return {}
+    return {
+        # scikit-learn's sparse checks expect 2 or 4 probability columns (classifier tags)
+        "check_estimator_sparse_array": "three clusters, three probability columns",
+        "check_estimator_sparse_matrix": "three clusters, three probability columns",
+        # a weighted and a repeated fit draw different random streams, and their cluster
+        # labels are exchangeable: the same Gibbs distribution, not the same draws
+        "check_sample_weight_equivalence_on_dense_data": "Monte Carlo, exchangeable labels",
+        "check_sample_weight_equivalence_on_sparse_data": "Monte Carlo, exchangeable labels",
+    }
+
+
 @parametrize_with_checks(
     [
         GibbsSamplerClustering(3, n_sweeps=20, random_state=0),
         SmoothKMeans(3, random_state=0),
-    ]
+    ],
+    expected_failed_checks=_gibbs_failures,
 )
 def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():

@@ -18,6 +18,7 @@ from statmechlearn.cluster import (
 from statmechlearn.cluster._kohonen import _grid_coordinates
 from statmechlearn.cluster._maxent import assignment_entropy, gibbs_assignments
 from statmechlearn.cluster._topographic_kernel import (
+    NUMPY_ENTRIES,
     SPARSE_MIN_FEATURES,
     SPARSE_SHARE,
     _sparse_statistics,
@@ -147,11 +148,12 @@ def test_map_statistics_are_the_product_on_either_path(d):
     centroid sums equal ``P^T X`` whether it takes the sparse loop (many features) or
     BLAS (few)."""
     rng = np.random.default_rng(d)
-    X = rng.standard_normal((400, d))
+    n = NUMPY_ENTRIES // 9 + 1  # the compiled step, which counts the nonzero weights
+    X = rng.standard_normal((n, d))
     X -= X.mean(axis=0)
     Tm = grid_transmission(_grid_coordinates((3, 3)), 0.3)
-    Y = X[rng.choice(400, 9, replace=False)]
-    P, L, m = np.full((400, 9), 1.0 / 9), np.empty((400, 9)), np.empty(9)
+    Y = X[rng.choice(n, 9, replace=False)]
+    P, L, m = np.full((n, 9), 1.0 / 9), np.empty((n, 9)), np.empty(9)
     S, *_ = topographic_map(X, Y, Tm, 1e-3, L, P, m)
     assert np.count_nonzero(P) <= SPARSE_SHARE * P.size
     np.testing.assert_allclose(S, P.T @ X, rtol=0, atol=1e-12 * np.abs(X).sum(axis=0).max())
@@ -176,6 +178,49 @@ def test_compiled_gibbs_step_matches_its_numpy_twin(seed, temperature, n, all_th
     assert out1[0] == pytest.approx(np.max(np.abs(P2 - start)), rel=1e-12)
     # the zeros are exact underflows in both, so their count is too
     assert out1[3] == out2[3] == np.count_nonzero(P1)
+
+
+@pytest.mark.parametrize("n", [50, 1500])
+def test_weighted_gibbs_step_matches_its_numpy_twin_and_unit_weights_change_no_bit(n):
+    rng = np.random.default_rng(n)
+    K = 5
+    L, q = rng.standard_normal((n, K)), rng.standard_normal(K)
+    w = rng.uniform(0.0, 3.0, n)
+    start = rng.dirichlet(np.ones(K), n)
+    P1, P2, P3, P4 = (start.copy() for _ in range(4))
+    m1, m2, m3, m4 = (np.empty(K) for _ in range(4))
+    out1 = gibbs_rows(L, q, 0.7, P1, m1, w)
+    out2 = gibbs_rows_numpy(L, q, 0.7, P2, m2, w)
+    np.testing.assert_allclose(P1, P2, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(m1, w @ P2, rtol=1e-12)
+    np.testing.assert_allclose(m2, w @ P2, rtol=1e-12)
+    np.testing.assert_allclose(out1[:3], out2[:3], rtol=1e-12, atol=1e-12 * n)
+    # the weighted entropy and log-partition are the rows' values times w
+    assert out2[1] == pytest.approx(assignment_entropy(P2, w), rel=1e-12)
+    plain = gibbs_rows(L, q, 0.7, P3, m3)
+    ones = gibbs_rows(L, q, 0.7, P4, m4, np.ones(n))
+    assert plain == ones
+    np.testing.assert_array_equal(P3, P4)
+    np.testing.assert_array_equal(m3, m4)
+
+
+def test_small_maps_take_the_numpy_step_large_ones_the_compiled_one(monkeypatch):
+    """Below NUMPY_ENTRIES assignments the fit compiles no Gibbs kernel."""
+    import statmechlearn.cluster._topographic_kernel as kernel
+
+    calls = []
+    monkeypatch.setattr(kernel, "gibbs_rows", lambda *a: calls.append("compiled") or _fail())
+    X = _elongated(np.random.default_rng(0), 100)
+    TopologicalVQ(4, sigma=0.8, random_state=0).fit(X)  # 400 assignments
+    assert calls == []
+    with pytest.raises(RuntimeError, match="compiled"):
+        TopologicalVQ(4, sigma=0.8, random_state=0).fit(
+            _elongated(np.random.default_rng(0), NUMPY_ENTRIES // 4 + 1)
+        )
+
+
+def _fail():
+    raise RuntimeError("the compiled step was called")
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -242,7 +287,17 @@ def test_recorded_free_energy_is_that_of_the_final_assignments():
     assert som.path_.free_energy[-1] == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 
-@parametrize_with_checks([TopologicalVQ(3, sigma=0.5, random_state=0)])
+# scikit-learn's sparse checks read predict_proba's width (2 or 4 columns) from classifier
+# tags; a 3-unit map's probabilities have 3 (fit and predict on sparse input pass first)
+_PROBA_WIDTH = "the sparse checks expect 2 or 4 probability columns; a 3-unit map has 3"
+
+
+@parametrize_with_checks(
+    [TopologicalVQ(3, sigma=0.5, random_state=0)],
+    expected_failed_checks=lambda est: dict.fromkeys(
+        ("check_estimator_sparse_array", "check_estimator_sparse_matrix"), _PROBA_WIDTH
+    ),
+)
 def test_sklearn_contract(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

@@ -30,11 +30,19 @@ _MAP = (
     "scores them as three clusters and wants every unit used"
 )
 
-# scikit-learn's sparse checks take any estimator with predict_proba for a classifier
-_PROBA = (
-    "the sparse checks read classifier tags for any estimator with predict_proba; a "
-    "clusterer has none (fit and predict on the sparse graph pass first; "
-    "tests/cluster/test_pairwise_graph.py runs the same formats)"
+
+_SPARSE_CHECKS = ("check_estimator_sparse_array", "check_estimator_sparse_matrix")
+_WIDTH = (
+    "the sparse checks read the width of predict_proba from classifier tags; {what}, which "
+    "no classifier tag describes (tests/conventions/test_input_types.py fits sparse input)"
+)
+_WEIGHT_CHECKS = (
+    "check_sample_weight_equivalence_on_dense_data",
+    "check_sample_weight_equivalence_on_sparse_data",
+)
+_ONLINE_WEIGHTS = (
+    "on-line updates: a weight scales a sample's step, so integer weights equal repeated rows "
+    "to first order in the learning rate, not exactly (as scikit-learn's SGDClassifier)"
 )
 
 #: The checks that fit generic real-valued features.
@@ -70,8 +78,7 @@ DOMAIN_EXCEPTIONS = {
     # a +-1 image has negative values, and is refused for not being binary, not for them
     "IsingDenoiser": dict.fromkeys((*_GENERIC_DATA, "check_positive_only_tag_during_fit"), _BINARY),
     "PairwiseClustering": {
-        "check_clustering": _RAW_FEATURES.format(what="a square dissimilarity matrix"),
-        **dict.fromkeys(("check_estimator_sparse_array", "check_estimator_sparse_matrix"), _PROBA),
+        "check_clustering": _RAW_FEATURES.format(what="a square dissimilarity matrix")
     },
     "CorrelationClustering": {
         "check_clustering": _RAW_FEATURES.format(what="a square similarity matrix")
@@ -80,8 +87,26 @@ DOMAIN_EXCEPTIONS = {
     "ParametricDistributionalClustering": {
         "check_clustering": _RAW_FEATURES.format(what="non-negative counts")
     },
-    "KohonenSOM": {"check_clustering": _MAP},
-    "TopologicalVQ": {"check_clustering": _MAP},
+    "KohonenSOM": {"check_clustering": _MAP, **dict.fromkeys(_WEIGHT_CHECKS, _ONLINE_WEIGHTS)},
+    "TopologicalVQ": {
+        "check_clustering": _MAP,
+        **dict.fromkeys(_SPARSE_CHECKS, _WIDTH.format(what="a 5 x 5 map has 25 columns")),
+    },
+    "GibbsSamplerClustering": {
+        **dict.fromkeys(_SPARSE_CHECKS, _WIDTH.format(what="8 clusters give 8 columns")),
+        **dict.fromkeys(
+            _WEIGHT_CHECKS,
+            "a sampler: repeated rows change its random stream, so the two fits are draws "
+            "of the same distribution, not the same draw",
+        ),
+    },
+    "LeastAngleClustering": dict.fromkeys(
+        _SPARSE_CHECKS, _WIDTH.format(what="the check's data leave one cluster, one column")
+    ),
+    **{
+        name: dict.fromkeys(_WEIGHT_CHECKS, _ONLINE_WEIGHTS)
+        for name in ("GLVQ", "LVQ1", "LVQ21", "LVQPlus", "VQ")
+    },
 }
 
 DEFAULTS = [cls() for _, cls in public_estimators()]

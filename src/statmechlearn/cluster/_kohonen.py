@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import numba
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
@@ -41,6 +42,7 @@ from statmechlearn._core.validation import (
     validate_named,
 )
 from statmechlearn.cluster._checks import check_scale
+from statmechlearn.cluster._inputs import dense_float64, effective_weights
 
 __all__ = [
     "KohonenSOM",
@@ -283,11 +285,15 @@ default="auto"
         a coarse map to fine-tune with a small fixed neighbourhood
         (Kohonen's ordering and convergence phases).
     random_state : None, int, RandomState or Generator, default=None
+    verbose : int, default=0
+        At 1 or more, print one line per epoch (learning rate, width and the
+        quantisation error of the training data).
 
     Attributes
     ----------
     cluster_centers_ : ndarray of shape (K, n_features)
-        Codebook ``y_nu``, in grid order (row by row on a rectangle).
+        Codebook ``y_nu``, in grid order (row by row on a rectangle), in the
+        float dtype of ``X``.
     grid_ : ndarray of shape (K, 1 or 2)
         Grid coordinates of the units.
     labels_ : ndarray of shape (n_samples,)
@@ -333,6 +339,7 @@ default="auto"
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "init": [StrOptions({"auto", "random", "pca"}), "array-like"],
         "random_state": [*RANDOM_STATE],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -346,6 +353,7 @@ default="auto"
         max_iter=20,
         init="auto",
         random_state=None,
+        verbose=0,
     ):
         self.grid_shape = grid_shape
         self.learning_rate = learning_rate
@@ -355,6 +363,13 @@ default="auto"
         self.max_iter = max_iter
         self.init = init
         self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
 
     def _schedules(self, shape, n_steps):
         """Geometric learning-rate and width schedules, first step to last."""
@@ -388,20 +403,41 @@ default="auto"
         return Y
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Train the map on-line on ``X``.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Sparse input is converted to a dense array (each on-line step moves
+            every unit towards a dense row). float32 input is kept: the codebook
+            and :meth:`transform` are float32 (the rule runs in float64).
         y : None
             Ignored.
+        sample_weight : array_like of shape (n_samples,), default=None
+            Scales each sample's on-line step: ``y_nu += min(1, eta(t) w_i / w̄)
+            h(c, nu; t) (x_i - y_nu)``, ``w̄`` the mean weight, so that a sample
+            pulls the map in proportion to its weight and the expected step is
+            that of the weighted batch map
+            ``y_nu = sum_i w_i h(c(i), nu) x_i / sum_i w_i h(c(i), nu)``. A zero
+            weight leaves the map where it is at that sample's steps. The rule
+            minimises no cost, so an integer weight is not exactly a repeated
+            row: the repeats would be presented at other steps of the schedule.
 
         Returns
         -------
         self
         """
-        X = check_scale(validate_named(self, X, dtype=float, ensure_min_samples=2))
+        X = validate_named(
+            self,
+            X,
+            accept_sparse=("csr", "csc"),
+            dtype=[np.float64, np.float32],
+            ensure_min_samples=2,
+        )
+        dtype = X.dtype
+        X = check_scale(dense_float64(X))
+        w = effective_weights(sample_weight, X)
         shape = _check_grid_shape(self.grid_shape)
         grid = _grid_coordinates(shape)
         K, n = grid.shape[0], X.shape[0]
@@ -414,10 +450,25 @@ default="auto"
         Y = self._initial_codebook(X, grid, rng)
         order = np.concatenate([rng.permutation(n) for _ in range(self.max_iter)])
         learning_rates, sigmas = self._schedules(shape, order.shape[0])
+        steps = learning_rates
+        if w is not None:
+            steps = np.minimum(learning_rates * (w / w.mean())[order], 1.0)
         grid_sq = squared_distances(grid, grid)
-        som_epochs(Y, np.ascontiguousarray(X), order, grid_sq, learning_rates, sigmas)
+        X = np.ascontiguousarray(X)
+        # One call per epoch (the rule is sequential, so the codebook is the same as from
+        # one call over all steps) lets a verbose fit report each epoch.
+        for epoch in range(self.max_iter):
+            span = slice(epoch * n, (epoch + 1) * n)
+            som_epochs(Y, X, order[span], grid_sq, steps[span], sigmas[span])
+            if self.verbose:
+                error = _som_errors(squared_distances(X, Y), grid)[0]
+                print(
+                    f"Epoch {epoch + 1}/{self.max_iter}: learning rate "
+                    f"{learning_rates[span.stop - 1]:.4g}, sigma {sigmas[span.stop - 1]:.4g}, "
+                    f"quantization error {error:.6g}."
+                )
         self.grid_ = grid
-        self.cluster_centers_ = Y
+        self.cluster_centers_ = Y.astype(dtype, copy=False)
         D = squared_distances(X, Y)
         self.labels_ = np.argmin(D, axis=1)
         self.quantization_error_, self.topographic_error_ = _som_errors(D, grid)
@@ -426,7 +477,10 @@ default="auto"
 
     def _check_X(self, X):
         check_is_fitted(self)
-        return validate_named(self, X, dtype=float, reset=False)
+        X = validate_named(
+            self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32], reset=False
+        )
+        return X.toarray() if sp.issparse(X) else X
 
     @property
     def _n_features_out(self):
@@ -438,13 +492,15 @@ default="auto"
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples, K)
+            In the float dtype of ``X``.
         """
-        return np.sqrt(squared_distances(self._check_X(X), self.cluster_centers_))
+        X = self._check_X(X)
+        return np.sqrt(squared_distances(X, self.cluster_centers_)).astype(X.dtype, copy=False)
 
     def predict(self, X):
         """Nearest unit (the winner) of each sample.

@@ -28,7 +28,6 @@ from sklearn.base import (
     _fit_context,
 )
 from sklearn.metrics.pairwise import (
-    PAIRWISE_DISTANCE_FUNCTIONS,
     euclidean_distances,
     pairwise_distances,
 )
@@ -39,14 +38,21 @@ from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.threads import one_blas_thread
 from statmechlearn._core.validation import (
     RANDOM_STATE,
-    check_array_finite,
-    check_magnitude,
     validate_named,
 )
-from statmechlearn._core.warn import warn
+from statmechlearn.cluster._dissimilarity import (
+    centre,
+    check_dissimilarity,
+    check_metric,
+    check_partition,
+    dissimilarities,
+    feature_rows,
+)
+from statmechlearn.cluster._inputs import effective_weights, proba_width_tags
 from statmechlearn.cluster._maxent import gibbs_assignments, warn_annealing
 from statmechlearn.cluster._pairwise_anneal import (
     ProductCounter,
+    Weighted,
     cluster_critical_temperatures,
     pairwise_anneal,
 )
@@ -58,137 +64,11 @@ from statmechlearn.cluster._pairwise_graph import (
 from statmechlearn.cluster._polish import pair_moves
 from statmechlearn.cluster._schedule import GeometricSchedule
 from statmechlearn.cluster._split_merge import pair_split_merge
+from statmechlearn.cluster._weighted_moves import weighted_pair_moves
 
 __all__ = ["ConstantShiftEmbedding", "PairwiseClustering", "check_dissimilarity", "pairwise_cost"]
 
 _TINY = 1e-300
-
-
-def check_partition(labels, n_samples, name="labels"):
-    """``labels`` as an int array of shape (n_samples,): one cluster label per object."""
-    labels = check_array_finite(labels, name, shape=(n_samples,), dtype=None)
-    if labels.dtype.kind == "f" and np.any(labels != np.round(labels)):
-        raise ValueError(f"{name} must hold integer cluster labels")
-    if labels.dtype.kind not in "iuf":
-        raise TypeError(f"{name} must hold integer cluster labels, got dtype {labels.dtype}")
-    return labels.astype(np.int64)
-
-
-def check_dissimilarity(D, name="D", *, symmetry_tol=1e-8, copy=True):
-    """Validate a dissimilarity matrix and return its symmetric part.
-
-    Rules: square, finite, non-negative, zero diagonal (an object is not
-    dissimilar to itself). An asymmetric matrix is replaced by
-    ``(D + D.T) / 2`` — the pairwise costs only ever see ``D_ij + D_ji`` — with
-    a warning when the asymmetry exceeds ``symmetry_tol`` times the largest
-    entry. The checks scan ``D`` in blocks of rows, so that they allocate no
-    ``n x n`` temporaries.
-
-    Parameters
-    ----------
-    D : array_like of shape (n, n)
-    name : str, default="D"
-    symmetry_tol : float, default=1e-8
-    copy : bool, default=True
-        False: return ``D`` itself (as a float array) when it is exactly
-        symmetric, so that a caller that only reads it holds no second copy.
-
-    Returns
-    -------
-    ndarray of shape (n, n)
-    """
-    if np.iscomplexobj(D):
-        raise TypeError(f"{name} must be a real dissimilarity matrix, got complex values")
-    D = np.asarray(D, dtype=float)
-    if D.ndim != 2 or D.shape[0] != D.shape[1] or D.size == 0:
-        raise ValueError(
-            f"{name} must be a non-empty square (n, n) dissimilarity matrix, got {D.shape}"
-        )
-    finite, smallest, scale, asym = _scan(D)
-    if not finite:
-        raise ValueError(f"{name} must be finite (no NaN or inf)")
-    if smallest < 0:
-        raise ValueError(
-            f"Negative values in data passed to {name}: dissimilarities must be >= 0, "
-            f"smallest {smallest:g}"
-        )
-    # D >= 0 here, so its largest entry is its magnitude (no n x n |D| to allocate); the
-    # Lanczos products D @ Z overflow beyond the range squared distances allow
-    check_magnitude(np.array([scale]), name)
-    if np.any(np.abs(np.diag(D)) > symmetry_tol * max(scale, 1.0)):
-        largest = float(np.abs(np.diag(D)).max())
-        raise ValueError(f"{name} must have a zero diagonal, largest |D_ii| {largest:g}")
-    if asym > symmetry_tol * max(scale, 1.0):
-        warn(
-            f"{name} is not symmetric (max |D_ij - D_ji| = {asym:g}); using (D + D.T) / 2",
-            UserWarning,
-        )
-    if asym == 0.0 and not copy:
-        return D
-    out = np.array(D, order="C")
-    if asym > 0.0:
-        _symmetrise(out)
-    return out
-
-
-_BLOCK = 256
-
-
-def _scan(D):
-    """``(all finite, min, max, max |D - D.T|)`` of a square matrix, a block of rows at a time."""
-    n = D.shape[0]
-    finite, smallest, largest, asym = True, np.inf, -np.inf, 0.0
-    for i in range(0, n, _BLOCK):
-        rows = D[i : i + _BLOCK]
-        if not np.all(np.isfinite(rows)):
-            return False, np.nan, np.nan, np.nan
-        smallest = min(smallest, float(rows.min()))
-        largest = max(largest, float(rows.max()))
-        asym = max(asym, float(np.max(np.abs(rows - D[:, i : i + _BLOCK].T))))
-    return finite, smallest, largest, asym
-
-
-def _symmetrise(D):
-    """``D <- (D + D.T) / 2`` in place, block by block (``D += D.T`` would buffer a copy)."""
-    n = D.shape[0]
-    for i in range(0, n, _BLOCK):
-        for j in range(i, n, _BLOCK):
-            upper = D[i : i + _BLOCK, j : j + _BLOCK]
-            mean = 0.5 * (upper + D[j : j + _BLOCK, i : i + _BLOCK].T)
-            D[i : i + _BLOCK, j : j + _BLOCK] = mean
-            D[j : j + _BLOCK, i : i + _BLOCK] = mean.T
-
-
-def _dissimilarities(est, X, reset, copy=True):
-    """``D`` from ``X``: the matrix itself (``metric="precomputed"``) or pairwise distances.
-
-    ``copy=False``: an exactly symmetric precomputed ``X`` is used as it is (for callers
-    that only read ``D``)."""
-    if est.metric == "precomputed":
-        X = validate_named(est, X, dtype=float, reset=reset, ensure_min_samples=2)
-        return check_dissimilarity(X, "X", copy=copy), None
-    X = validate_named(est, X, dtype=float, reset=reset, ensure_min_samples=2)
-    if est.metric == "sqeuclidean":
-        D = euclidean_distances(X, squared=True)
-    else:
-        D = pairwise_distances(X, metric=est.metric)
-    np.fill_diagonal(D, 0.0)
-    _symmetrise(D)
-    return D, X
-
-
-def _check_metric(metric):
-    if metric in ("precomputed", "sqeuclidean") or metric in PAIRWISE_DISTANCE_FUNCTIONS:
-        return
-    raise ValueError(
-        f"metric must be 'precomputed', 'sqeuclidean' or one of "
-        f"{sorted(PAIRWISE_DISTANCE_FUNCTIONS)}, got {metric!r}"
-    )
-
-
-def _centre(M):
-    """``Q M Q`` with ``Q = I - 11^T / n`` (double centring)."""
-    return M - M.mean(axis=0) - M.mean(axis=1)[:, None] + M.mean()
 
 
 class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -210,7 +90,9 @@ class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         Keep the leading eigenvectors; None keeps all with eigenvalue above
         ``1e-10`` times the largest (the exact embedding).
     metric : str, default="precomputed"
-        ``"precomputed"``: ``X`` is the dissimilarity matrix. Otherwise ``X``
+        ``"precomputed"``: ``X`` is the dissimilarity matrix, or a sparse
+        neighbour graph of dissimilarities whose missing pairs are completed by
+        shortest paths (as for :class:`PairwiseClustering`). Otherwise ``X``
         holds feature vectors and ``D`` is computed with
         ``"sqeuclidean"`` or any metric of
         :func:`sklearn.metrics.pairwise_distances`.
@@ -221,11 +103,20 @@ class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         ``-2 lambda_min(S^c) >= 0``, added to every off-diagonal
         dissimilarity.
     eigenvalues_ : ndarray
-        Eigenvalues of ``S~`` in decreasing order (all ``>= 0``).
+        Eigenvalues of ``S~`` in decreasing order (all ``>= 0``), in the float
+        dtype of ``X``.
     embedding_ : ndarray of shape (n_samples, ``n_components_``)
+        In the float dtype of ``X`` (float32 input gives a float32 embedding;
+        the eigendecomposition runs in float64).
     shifted_dissimilarity_ : ndarray of shape (n_samples, n_samples)
-        ``D~``.
+        ``D~``, in the float dtype of ``X``.
     n_components_ : int
+
+    Notes
+    -----
+    ``fit`` takes no ``sample_weight``: the embedding places every object, and a
+    weight per object has no repeated-object reading here (the shift would pull the
+    copies of a repeated object apart, by ``shift_``).
 
     Examples
     --------
@@ -252,6 +143,8 @@ class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         tags = super().__sklearn_tags__()
         # a dissimilarity matrix has no negative entries (check_dissimilarity refuses them)
         tags.input_tags.pairwise = tags.input_tags.positive_only = self.metric == "precomputed"
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -260,9 +153,12 @@ class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_samples) or (n_samples, n_features)
-            Dissimilarities (see :func:`check_dissimilarity`), or feature
-            vectors when ``metric`` is not ``"precomputed"``.
+        X : {array_like, sparse matrix} of shape (n_samples, n_samples) or \
+(n_samples, n_features)
+            Dissimilarities (see :func:`check_dissimilarity`), a sparse
+            neighbour graph of them (the pairs not stored are completed by the
+            shortest path along stored pairs, then the matrix is dense), or
+            feature vectors when ``metric`` is not ``"precomputed"``.
         y : None
             Ignored.
 
@@ -270,9 +166,9 @@ class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         -------
         self
         """
-        _check_metric(self.metric)
-        D, _ = _dissimilarities(self, X, reset=True)
-        S_c = -0.5 * _centre(D)
+        check_metric(self.metric)
+        D, _, dtype = dissimilarities(self, X, reset=True)
+        S_c = -0.5 * centre(D)
         lam, V = np.linalg.eigh(S_c)
         lam_min = min(float(lam[0]), 0.0)
         # Eigenvectors of S~ = S^c - lam_min I are those of S^c; eigenvalues shift.
@@ -284,9 +180,10 @@ class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         keep = lam > 1e-10 * max(lam[0], _TINY)
         k = int(keep.sum()) if self.n_components is None else min(self.n_components, n)
         k = max(k, 1)
-        self.eigenvalues_ = lam
+        self.eigenvalues_ = lam.astype(dtype, copy=False)
         self.n_components_ = k
-        self.embedding_ = V[:, :k] * np.sqrt(np.maximum(lam[:k], 0.0))
+        self.embedding_ = (V[:, :k] * np.sqrt(np.maximum(lam[:k], 0.0))).astype(dtype, copy=False)
+        self.shifted_dissimilarity_ = self.shifted_dissimilarity_.astype(dtype, copy=False)
         return self
 
     @property
@@ -299,7 +196,7 @@ class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_samples)
+        X : {array_like, sparse matrix} of shape (n_samples, n_samples)
         y : None
             Ignored.
 
@@ -310,8 +207,17 @@ class ConstantShiftEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         return self.fit(X).embedding_
 
 
-def _mean_fields(D, P):
-    """Pairwise-clustering mean fields (n, K) and the cluster masses, O(n^2 K) by BLAS."""
+def _mean_fields(D, P, weights=None):
+    """Pairwise-clustering mean fields (n, K) and the cluster masses, O(n^2 K) by BLAS.
+
+    With ``weights`` the masses are ``w @ P`` and the fields those of the weighted cost
+    (each object's field is its gradient divided by its weight)."""
+    if weights is not None:
+        WP = P * weights[:, None]
+        mass = np.maximum(weights @ P, _TINY)
+        DP = D @ WP
+        within = np.einsum("jk,jk->k", WP, DP) / mass / mass
+        return DP / mass - 0.5 * within, mass
     mass = np.maximum(P.sum(axis=0), _TINY)
     DP = D @ P
     # (1/n_nu^2) sum_jk P_j P_k D_jk, divided twice: mass**2 underflows to 0 for an empty
@@ -395,6 +301,9 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         ``D`` is held (``n * n_landmarks`` path lengths instead of ``n^2``
         entries), at most ``n``.
     random_state : None, int, RandomState or Generator, default=None
+    verbose : int, default=0
+        At 1 or more, print the first critical temperature, one line per
+        temperature (free energy, clusters, products) and the final moves.
 
     Attributes
     ----------
@@ -418,7 +327,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         For a sparse ``X`` only: the landmark objects.
     embedding_ : ndarray of shape (n_samples, n_dimensions)
         For a sparse ``X`` only: the objects' coordinates, whose squared
-        distances stand for the completed ``D``.
+        distances stand for the completed ``D`` (in the float dtype of ``X``).
 
     Notes
     -----
@@ -443,7 +352,10 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     spectral clustering of the same graph (``benchmarks/bench_pairwise_graph.py``).
     ``predict`` takes new objects' dissimilarities to the training objects, sparse
     (the stored ones) or dense; their paths to the landmarks run through them.
-    The derivation is in ``docs/derivations/pairwise_graph.md``.
+    The derivation is in ``docs/derivations/pairwise_graph.md``. A sparse ``X``
+    that is not square is refused with that reading named; sparse feature
+    vectors are clustered with a ``metric`` (``"sqeuclidean"``, ...), whose
+    distances take them as they are.
 
     Examples
     --------
@@ -486,6 +398,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         "metric": [str],
         "n_landmarks": [Interval(numbers.Integral, 2, None, closed="left")],
         "random_state": [*RANDOM_STATE],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -503,6 +416,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         metric="precomputed",
         n_landmarks=100,
         random_state=None,
+        verbose=0,
     ):
         self.n_clusters = n_clusters
         self.max_temperature = max_temperature
@@ -516,32 +430,47 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         self.metric = metric
         self.n_landmarks = n_landmarks
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # a dissimilarity matrix has no negative entries (check_dissimilarity refuses them)
         tags.input_tags.pairwise = tags.input_tags.positive_only = self.metric == "precomputed"
-        tags.input_tags.sparse = self.metric == "precomputed"
-        return tags
+        # a sparse precomputed X is a neighbour graph; sparse features go to the metric
+        tags.input_tags.sparse = True
+        return proba_width_tags(tags, self.n_clusters)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Cluster the objects of the dissimilarity matrix ``X``.
 
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n_samples, n_samples) or (n_samples, n_features)
             Dissimilarities (see :func:`check_dissimilarity`), a sparse
-            neighbour graph of them (see Notes), or feature vectors when
-            ``metric`` is not ``"precomputed"``.
+            neighbour graph of them (see Notes), or feature vectors (dense or
+            sparse) when ``metric`` is not ``"precomputed"``. float32 input is
+            accepted (the fit computes in float64; :meth:`predict_proba` and
+            :meth:`assignment_costs` return the float dtype of their input).
         y : None
             Ignored.
+        sample_weight : array_like of shape (n_samples,), default=None
+            Weight of each object: each pair's term of the cost is multiplied
+            by ``w_i w_j`` and cluster sizes are sums of weights,
+            ``R = sum_nu (1/(2 m_nu)) sum_{i,j in nu} w_i w_j D_ij``,
+            ``m_nu = sum_{i in nu} w_i``; the mean fields are those of this cost
+            (``h = D W P / m - ...``, the priors ``m_nu / sum w``) and each
+            object's entropy counts ``w_i`` times. An integer weight is the
+            object repeated that many times with its copies kept together (they
+            are at dissimilarity 0), a zero weight drops it (its label is then
+            that of its least mean field). With weights the final moves are
+            single-object moves only (no split-and-merge moves).
 
         Returns
         -------
         self
         """
-        _check_metric(self.metric)
+        check_metric(self.metric)
         rng = check_random_state(self.random_state)
         self._completion = self._product = None
         if self.metric == "precomputed" and sp.issparse(X):
@@ -549,7 +478,7 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
                 self,
                 X,
                 accept_sparse=["csr", "csc", "coo"],
-                dtype=float,
+                dtype=[np.float64, np.float32],
                 reset=True,
                 ensure_min_samples=2,
             )
@@ -558,15 +487,17 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             graph = check_dissimilarity_graph(X, "X")
             self._completion = GraphCompletion(self.n_landmarks, rng).fit(graph)
             self.landmarks_ = self._completion.landmarks_
-            self.embedding_ = self._completion.embedding_
+            # the products read the float64 coordinates; the attribute keeps X's dtype
+            self.embedding_ = self._completion.embedding_.astype(X.dtype, copy=False)
             self._X_fit = None
             product = self._product = EmbeddedProduct(self._completion.coordinates_t_)
         else:
             # D is only read (products D @ Z): a symmetric input is not copied.
-            D, self._X_fit = _dissimilarities(self, X, reset=True, copy=False)
+            D, self._X_fit, _ = dissimilarities(self, X, reset=True, copy=False)
             n = D.shape[0]
             self._check_n_clusters(n)
             product = ProductCounter(D)
+        self._sample_weight = effective_weights(sample_weight, np.empty((n, 0)))
         # the products run on numba's threads; the O(nK) BLAS calls between them gain
         # nothing from threads of their own, whose spinning slows the products
         with one_blas_thread():
@@ -580,28 +511,39 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
     def _anneal(self, product, n, rng):
         """The fit proper, from the products ``D @ Z`` of the ``n`` objects: the annealing
         path and its results."""
+        w = self._sample_weight
+        raw = product
+        if w is not None:
+            # the weighted cost's products are D @ (W Z)
+            product = Weighted(raw, w)
+        total = float(n) if w is None else float(w.sum())
         row_sums = product(np.ones(n))
         # Squared-Euclidean DA splits at 2 lambda_max of the covariance, whose nonzero
         # eigenvalues are those of the centred Gram matrix -Q D Q / 2 divided by n: found by
         # Lanczos (a few products) rather than a dense O(n^3) eigendecomposition.
-        h = (row_sums / n - 0.5 * row_sums.sum() / n**2)[:, None]
+        grand = row_sums.sum() if w is None else w @ row_sums
+        h = (row_sums / total - 0.5 * grand / total**2)[:, None]
         t_c, vectors, directions = cluster_critical_temperatures(
-            np.ones((n, 1)),
+            np.ones((n, 1)) if w is None else w[:, None],
             h,
-            np.array([float(n)]),
-            product,
+            np.array([total]),
+            raw,
             starts=[rng.standard_normal(n)],
             tol=1e-9,
             max_steps=min(n, 300),
         )
         self.critical_temperature_ = float(t_c[0])
-        scale = max(self.critical_temperature_, float(row_sums.sum()) / n**3, _TINY)
+        scale = max(self.critical_temperature_, float(grand) / total**3, _TINY)
         t_min = 1e-4 * scale if self.min_temperature == "auto" else float(self.min_temperature)
         t_max = (
             max(2.0 * scale, 2.0 * t_min)
             if self.max_temperature == "auto"
             else self.max_temperature
         )
+        if self.verbose:
+            print(
+                f"Initialization complete: critical temperature {self.critical_temperature_:.6g}."
+            )
         temps = GeometricSchedule(t_max, t_min, self.cooling_rate)
         P, path = pairwise_anneal(
             product,
@@ -617,33 +559,54 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             first_direction=directions[:, 0],
             first_critical=self.critical_temperature_,
             adaptive=self.adaptive,
+            verbose=self.verbose,
         )
         warn_annealing("PairwiseClustering", P, path, self.n_clusters, self.max_iter)
         labels = np.argmax(P, axis=1)
-        if isinstance(product, ProductCounter) and P.shape[1] > 1:
+        if isinstance(raw, ProductCounter) and P.shape[1] > 1:
             # the last temperature's mean-field fixed point need not be a local minimum of
             # the hard cost: single-object moves take its labels to one, split-and-merge
             # moves exchange whole clusters, and the assignments become those labels (the
             # fixed point they leave is not theirs)
             start = labels
-            labels, _ = pair_moves(product.D, labels, P.shape[1], normalised=True)
-            labels = pair_split_merge(product.D, labels, P.shape[1], normalised=True)
+            if w is None:
+                labels, n_moves = pair_moves(raw.D, labels, P.shape[1], normalised=True)
+                labels = pair_split_merge(raw.D, labels, P.shape[1], normalised=True)
+            else:
+                labels, n_moves = weighted_pair_moves(raw.D, labels, P.shape[1], w, normalised=True)
             if not np.array_equal(labels, start):
                 P = (labels[:, None] == np.arange(P.shape[1])).astype(float)
+            if self.verbose:
+                print(f"Final moves: {n_moves} single-object moves to a local minimum of the cost.")
         self.assignments_ = P
         self.labels_ = labels
         # One product serves the mean fields of predict and the cost of the labels.
         onehot = (self.labels_[:, None] == np.arange(P.shape[1])).astype(float)
         G = product(np.hstack([P, onehot]))
-        mass = np.maximum(P.sum(axis=0), _TINY)
-        self._within = np.einsum("jk,jk->k", P, G[:, : P.shape[1]]) / mass / mass
-        sizes = np.maximum(onehot.sum(axis=0), 1.0)
-        self.cost_ = 0.5 * float(np.sum(np.einsum("jk,jk->k", onehot, G[:, P.shape[1] :]) / sizes))
+        K = P.shape[1]
+        if w is None:
+            mass = np.maximum(P.sum(axis=0), _TINY)
+            self._within = np.einsum("jk,jk->k", P, G[:, :K]) / mass / mass
+            sizes = np.maximum(onehot.sum(axis=0), 1.0)
+            self.cost_ = 0.5 * float(np.sum(np.einsum("jk,jk->k", onehot, G[:, K:]) / sizes))
+        else:
+            mass = np.maximum(w @ P, _TINY)
+            self._within = w @ (P * G[:, :K]) / mass / mass
+            sizes = np.maximum(w @ onehot, _TINY)
+            self.cost_ = 0.5 * float(np.sum(w @ (onehot * G[:, K:]) / sizes))
         self.path_ = path
         self.n_iter_ = int(sum(path.n_iter))
         self.n_products_ = int(product.count)
         self.temperature_ = float(path.temperature[-1])
         self._n_train = n
+
+    def _weighted_assignments(self):
+        """``(W P, w @ P)``: the assignments as the mean fields weigh them, and the masses."""
+        P = self.assignments_
+        if getattr(self, "_sample_weight", None) is None:
+            return P, P.sum(axis=0)
+        w = self._sample_weight
+        return P * w[:, None], w @ P
 
     def predict(self, X):
         """Cluster of lowest mean field for new objects.
@@ -674,8 +637,10 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_new, n_found)
+            In the float dtype of ``X``.
         """
-        return self._fields(X)
+        h, dtype = self._fields(X, with_dtype=True)
+        return h.astype(dtype, copy=False)
 
     def predict_proba(self, X):
         """Mean-field assignment probabilities of new objects at ``temperature_``.
@@ -689,18 +654,25 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
         -------
         ndarray of shape (n_new, n_found)
         """
-        h = self._fields(X)
-        mass = self.assignments_.sum(axis=0)
-        return gibbs_assignments(h, self.temperature_, np.log(mass / mass.sum()))[0]
+        h, dtype = self._fields(X, with_dtype=True)
+        _, mass = self._weighted_assignments()
+        P = gibbs_assignments(h, self.temperature_, np.log(mass / mass.sum()))[0]
+        return P.astype(dtype, copy=False)
 
-    def _fields(self, X):
+    def _fields(self, X, with_dtype=False):
         check_is_fitted(self)
         n = self._n_train
         if self._completion is not None:
-            return self._graph_fields(X)
+            h, dtype = self._graph_fields(X)
+            return (h, dtype) if with_dtype else h
         # as in fit: n_features_in_ is n_train for a precomputed matrix
-        X = validate_named(self, X, dtype=float, reset=False)
+        sparse_ok = ("csr", "csc") if self.metric != "precomputed" else False
+        X = validate_named(
+            self, X, accept_sparse=sparse_ok, dtype=[np.float64, np.float32], reset=False
+        )
+        dtype = X.dtype
         if self.metric != "precomputed":
+            X = feature_rows(X, self.metric)
             if self.metric == "sqeuclidean":
                 X = euclidean_distances(X, self._X_fit, squared=True)
             else:
@@ -713,21 +685,30 @@ class PairwiseClustering(ClusterMixin, BaseEstimator):
             )
         if not np.all(np.isfinite(X)) or np.any(X < 0):
             raise ValueError("X must be finite and non-negative")
-        P = self.assignments_
-        return X @ P / P.sum(axis=0) - 0.5 * self._within
+        WP, mass = self._weighted_assignments()
+        h = X @ WP / mass - 0.5 * self._within
+        return (h, dtype) if with_dtype else h
 
     def _graph_fields(self, X):
         """Mean fields of new objects after a fit on a sparse graph: their coordinates from
         their paths to the landmarks, then ``D_new @ P`` of the squared distances."""
-        X = validate_named(self, X, accept_sparse=["csr", "csc", "coo"], dtype=float, reset=False)
+        X = validate_named(
+            self,
+            X,
+            accept_sparse=["csr", "csc", "coo"],
+            dtype=[np.float64, np.float32],
+            reset=False,
+        )
+        dtype = X.dtype
+        X = X.astype(np.float64)
         values = X.data if sp.issparse(X) else X
         if np.any(values < 0):
             raise ValueError(
                 f"X must be non-negative dissimilarities, smallest {float(values.min()):g}"
             )
         Y = self._completion.embed(self._completion.landmark_distances(X))
-        P = self.assignments_
-        return self._product.rows(Y, P) / P.sum(axis=0) - 0.5 * self._within
+        WP, mass = self._weighted_assignments()
+        return self._product.rows(Y, WP) / mass - 0.5 * self._within, dtype
 
 
 def pairwise_cost(D, labels):

@@ -39,6 +39,11 @@ something happens:
   where the solution is already a fixed point (one cluster above the first
   critical temperature, hard assignments at the end of the schedule) a
   temperature costs no product at all.
+
+Weighted objects (``sample_weight``) multiply each pair's term by ``w_i w_j``: the
+products become ``G = D @ (W P)`` (``W = diag(w)``), the cluster masses ``w @ P`` and
+each object's entropy counts ``w_i`` times; every formula below holds with those
+(:class:`Weighted` carries them through the loop).
 """
 
 import numpy as np
@@ -49,7 +54,13 @@ from statmechlearn.cluster._maxent import (
     information_free_energy,
 )
 
-__all__ = ["ProductCounter", "cluster_critical_temperatures", "mean_fields", "pairwise_anneal"]
+__all__ = [
+    "ProductCounter",
+    "Weighted",
+    "cluster_critical_temperatures",
+    "mean_fields",
+    "pairwise_anneal",
+]
 
 _TINY = 1e-300
 # Anderson history: more buys little on these maps and costs O(n K m^2) per iteration.
@@ -85,12 +96,45 @@ class ProductCounter:
         return thin_product(self.D, Z)
 
 
-def mean_fields(P, G, n):
+class Weighted:
+    """Object weights ``w`` of a weighted fit, and the product ``Z -> D @ (W Z)``.
+
+    Parameters
+    ----------
+    product : callable
+        ``Z -> D @ Z`` (counted).
+    weights : ndarray of shape (n,)
+    """
+
+    def __init__(self, product, weights):
+        self.product = product
+        self.w = weights
+        self.total = float(weights.sum())
+
+    @property
+    def count(self):
+        return self.product.count
+
+    def __call__(self, Z):
+        return self.product(Z * self.w.reshape((-1,) + (1,) * (Z.ndim - 1)))
+
+
+def _weights_of(product):
+    return product.w if isinstance(product, Weighted) else None
+
+
+def mean_fields(P, G, n, weights=None):
     """Mean fields ``h``, log priors and masses of assignments ``P`` with ``G = D @ P``.
 
     ``h[i, nu] = G[i, nu] / n_nu - (P_nu . G_nu) / (2 n_nu^2)``, as in
-    :func:`statmechlearn.cluster._pairwise._mean_fields`, without the product.
+    :func:`statmechlearn.cluster._pairwise._mean_fields`, without the product. With
+    ``weights``, ``G = D @ (W P)``, ``n_nu = w @ P_nu`` and ``P_nu . G_nu`` is
+    ``(W P_nu) . G_nu``; ``n`` is then the total weight.
     """
+    if weights is not None:
+        mass = np.maximum(weights @ P, _TINY)
+        within = weights @ (P * G) / mass / mass
+        return G / mass - 0.5 * within, np.log(mass / n), mass
     mass = np.maximum(_column_sums(P), _TINY)
     # divided twice: mass**2 underflows to 0 for an empty cluster and would give 0/0
     within = _column_sums(P * G) / mass / mass
@@ -98,8 +142,12 @@ def mean_fields(P, G, n):
     return h, np.log(mass / n), mass
 
 
-def _energy(P, G):
-    """Expected pairwise cost ``sum_nu (P_nu . D P_nu) / (2 n_nu)`` from ``G = D @ P``."""
+def _energy(P, G, weights=None):
+    """Expected pairwise cost ``sum_nu (P_nu . D P_nu) / (2 n_nu)`` from ``G = D @ P``
+    (weighted: ``G = D @ (W P)``, ``(W P_nu) . G_nu / (2 w . P_nu)``)."""
+    if weights is not None:
+        mass = np.maximum(weights @ P, _TINY)
+        return 0.5 * float(np.sum(weights @ (P * G) / mass))
     mass = np.maximum(_column_sums(P), _TINY)
     return 0.5 * float(np.sum(_column_sums(P * G) / mass))
 
@@ -128,9 +176,15 @@ def _gibbs(h, temperature, log_weights):
     return logits
 
 
-def free_energy(P, G, T):
-    """Variational free energy of ``P`` (``G = D @ P``), as the generic engine records it."""
-    return information_free_energy(P, _energy(P, G), T)
+def free_energy(P, G, T, weights=None):
+    """Variational free energy of ``P`` (``G = D @ P``), as the generic engine records it;
+    with ``weights`` each object's entropy term counts ``w_i`` times."""
+    if weights is None:
+        return information_free_energy(P, _energy(P, G), T)
+    share = weights @ P / weights.sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(P > 0, P * (np.log(P) - np.log(share)), 0.0)
+    return float(_energy(P, G, weights) + T * (weights @ terms.sum(axis=1)))
 
 
 def solve(P, G, T, product, *, damping=0.0, max_iter=2000, tol=1e-7, depth=_DEPTH, guard=None):
@@ -163,14 +217,15 @@ def solve(P, G, T, product, *, damping=0.0, max_iter=2000, tol=1e-7, depth=_DEPT
     converged : bool
         ``max |out - P| < tol``.
     """
-    n = P.shape[0]
+    w = _weights_of(product)
+    n = P.shape[0] if w is None else product.total
     res_hist, out_hist, g_hist = [], [], []
     best = np.inf
     n_iter = 0
     mixed = False  # P is an extrapolation, not the map's last output
     last_energy = np.inf
     while True:
-        h, log_w, _ = mean_fields(P, G, n)
+        h, log_w, _ = mean_fields(P, G, n, w)
         out = _gibbs(h, T, log_w)
         if damping:
             out = damping * P + (1.0 - damping) * out
@@ -182,7 +237,7 @@ def solve(P, G, T, product, *, damping=0.0, max_iter=2000, tol=1e-7, depth=_DEPT
             return P, G, out, n_iter, False
         G_out = product(out)
         n_iter += 1
-        energy = free_energy(out, G_out, T)
+        energy = free_energy(out, G_out, T, w)
         if mixed and energy > last_energy + 1e-12 * abs(last_energy):
             # The extrapolation raised the free energy: it heads for a saddle (Anderson
             # finds roots, stable or not), or the history no longer describes the map.
@@ -389,7 +444,12 @@ def _start(vector, rng, n):
 def _split(P, G, k, direction, rng, noise, product):
     """Cluster ``k`` shared by two copies along ``direction`` (plus relative noise ``noise``)."""
     col = P[:, k]
-    w = np.maximum(col, 0.0) / max(col.sum(), _TINY)
+    weights = _weights_of(product)
+    if weights is None:
+        w = np.maximum(col, 0.0) / max(col.sum(), _TINY)
+    else:
+        w = np.maximum(col, 0.0) * weights
+        w /= max(w.sum(), _TINY)
     centred = direction - w @ direction
     rms = np.sqrt(w @ centred**2)
     z = centred / rms if rms > 0 else np.zeros_like(centred)
@@ -418,14 +478,16 @@ def pairwise_anneal(
     first_direction=None,
     first_critical=None,
     adaptive=True,
+    verbose=0,
 ):
     """Anneal pairwise clustering down ``schedule``, splitting clusters below their ``T_c``.
 
     Parameters
     ----------
-    product : ProductCounter
+    product : ProductCounter or Weighted
+        ``Z -> D @ Z`` (or ``D @ (W Z)`` for weighted objects).
     row_sums : ndarray of shape (n,)
-        ``D @ 1``, the product of the one-cluster solution.
+        ``product(1)``, the product of the one-cluster solution.
     n_clusters : int
     schedule : GeometricSchedule
     rng : numpy.random.Generator
@@ -437,6 +499,8 @@ def pairwise_anneal(
         Land ``SPLIT_MARGIN`` below pending critical temperatures and take the
         engine's settled steps once ``n_clusters`` clusters exist; False runs
         ``schedule`` unrefined.
+    verbose : int, default=0
+        At 1 or more, print one line per temperature.
 
     Returns
     -------
@@ -447,7 +511,11 @@ def pairwise_anneal(
         critical temperatures).
     """
     n = row_sums.shape[0]
-    min_mass = _MIN_SHARE * n
+    w = _weights_of(product)
+    total = n if w is None else product.total
+    # the Lanczos steps read D itself: the weights enter through the assignments
+    raw = product if w is None else product.product
+    min_mass = _MIN_SHARE * total
     P = np.ones((n, 1))
     G = row_sums[:, None].astype(float)
     out = P
@@ -471,11 +539,11 @@ def pairwise_anneal(
         failed = set()
         while out.shape[1] < n_clusters:
             if not fresh:
-                h, _, mass = mean_fields(P, G, n)
+                h, _, mass = mean_fields(P, G, total, w)
                 starts = [_start(v, rng, n) for v in vectors]
                 before = product.count
                 t_c, vectors, directions = cluster_critical_temperatures(
-                    P, h, mass, product, starts=starts
+                    P if w is None else P * w[:, None], h, mass, raw, starts=starts
                 )
                 n_iter += product.count - before
                 fresh = True
@@ -488,7 +556,7 @@ def pairwise_anneal(
                 break
             k = int(unstable[0])
             before_split = (P, G, out, converged)
-            current = free_energy(out, G, T)
+            current = free_energy(out, G, T, w)
             before = product.count
             P2, G2 = _split(P, G, k, directions[:, k], rng, noise, product)
             # Just below T_c the copies' masses form a soft mode: iterations from a fresh split
@@ -507,10 +575,14 @@ def pairwise_anneal(
                 )
             n_iter += product.count - before
             last = out2.shape[1] - 1
+            if w is None:
+                smaller = min(out2[:, k].sum(), out2[:, last].sum())
+            else:
+                smaller = min(w @ out2[:, k], w @ out2[:, last])
             real = (
                 _column_gap(out2, k, last) > merge_tol
-                and min(out2[:, k].sum(), out2[:, last].sum()) > min_mass
-                and free_energy(out2, G2, T) < current - 1e-12 * abs(current)
+                and smaller > min_mass
+                and free_energy(out2, G2, T, w) < current - 1e-12 * abs(current)
             )
             if real:
                 P, G, out, converged = P2, G2, out2, conv2
@@ -523,10 +595,17 @@ def pairwise_anneal(
                 P, G, out, converged = before_split
                 failed.add(k)
         path.temperature.append(float(T))
-        path.free_energy.append(free_energy(out, G, T))
+        path.free_energy.append(free_energy(out, G, T, w))
         path.n_effective.append(out.shape[1])
         path.n_iter.append(int(n_iter))
         path.converged.append(bool(converged))
+        if verbose:
+            print(
+                f"Temperature {len(path.temperature)}: T={T:.6g}, free energy "
+                f"{path.free_energy[-1]:.6g}, {out.shape[1]} clusters, {n_iter} products"
+                + ("" if converged else " (max_iter reached)")
+                + "."
+            )
         pending = []
         if out.shape[1] < n_clusters and fresh:
             pending = [t for t in _extrapolated(t_c, T, previous, schedule.margin) if t > 0]

@@ -32,6 +32,7 @@ __all__ = [
     "EmbeddedProduct",
     "GraphCompletion",
     "check_dissimilarity_graph",
+    "complete_graph",
     "min_plus_rows",
     "min_plus_rows_numpy",
 ]
@@ -71,7 +72,10 @@ def check_dissimilarity_graph(X, name="X", *, symmetry_tol=1e-8):
     n = X.shape[0]
     if X.shape[0] != X.shape[1] or n == 0:
         raise ValueError(
-            f"{name} must be a non-empty square (n, n) sparse dissimilarity graph, got {X.shape}"
+            f"{name} is sparse, and a sparse {name} is read as a neighbour graph of "
+            f"dissimilarities (metric='precomputed'): it must be a non-empty square (n, n) "
+            f"matrix, got shape {X.shape}. For sparse feature vectors pass a metric "
+            "(metric='sqeuclidean', or another one); for a full dissimilarity matrix, a dense array"
         )
     X.sum_duplicates()
     rows, cols, values = X.row.astype(np.int64), X.col.astype(np.int64), X.data
@@ -113,6 +117,38 @@ def check_dissimilarity_graph(X, name="X", *, symmetry_tol=1e-8):
     G = sp.csr_matrix((total / count, (pairs // n, pairs % n)), shape=(n, n))
     # an explicitly stored zero is an edge of length 0: csr keeps it, and so does dijkstra
     return G
+
+
+def complete_graph(G):
+    """Every pair's dissimilarity: the stored ones, and the shortest path length for the rest.
+
+    Pairs in different connected components, which no path joins, get the largest finite
+    path length, with a warning (as in :class:`GraphCompletion`).
+
+    Parameters
+    ----------
+    G : scipy.sparse.csr_matrix of shape (n, n)
+        From :func:`check_dissimilarity_graph`.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        Symmetric, zero diagonal.
+    """
+    # G is symmetric: the directed search gives the undirected lengths
+    D = dijkstra(G, directed=True)
+    finite = np.isfinite(D)
+    if not finite.all():
+        far = float(D[finite].max())
+        D[~finite] = far
+        components = int(connected_components(G, directed=False)[0])
+        warn(
+            f"the graph has {components} connected components; pairs in different "
+            f"components are given the largest path length, {far:g}",
+            UserWarning,
+        )
+    # the two searches of a pair add its path's lengths in opposite orders
+    return 0.5 * (D + D.T)
 
 
 @numba.njit(cache=True, nogil=True)

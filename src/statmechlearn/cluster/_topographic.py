@@ -27,6 +27,7 @@ from contextlib import nullcontext
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 from sklearn.base import (
     BaseEstimator,
@@ -50,6 +51,7 @@ from statmechlearn._core.validation import (
 )
 from statmechlearn._core.warn import warn
 from statmechlearn.cluster._checks import check_scale
+from statmechlearn.cluster._inputs import dense_float64, effective_weights, proba_width_tags
 from statmechlearn.cluster._kohonen import _grid_coordinates, _som_errors
 from statmechlearn.cluster._maxent import AssignmentPath, gibbs_assignments
 from statmechlearn.cluster._polish import map_moves
@@ -60,6 +62,7 @@ from statmechlearn.cluster._topographic_kernel import (
     smoothed_codebook,
     solve_temperature,
 )
+from statmechlearn.cluster._weighted_moves import weighted_map_moves
 from statmechlearn.theory.annealing import critical_temperature
 
 __all__ = ["TopologicalVQ", "grid_transmission", "topographic_critical_temperature"]
@@ -139,13 +142,37 @@ def topographic_critical_temperature(X, transmission):
         raise ValueError(f"transmission must be a non-empty square matrix, got {T.shape}")
     if np.any(T < 0) or not np.allclose(T.sum(axis=1), 1.0, rtol=0.0, atol=1e-8):
         raise ValueError("transmission must be row-stochastic: entries >= 0, rows summing to 1")
-    Xc = X - X.mean(axis=0)
-    t_c = critical_temperature(Xc.T @ Xc / X.shape[0])
+    return _critical(X, T)
+
+
+def _critical(X, T, sample_weight=None):
+    """:func:`topographic_critical_temperature` of checked arguments, the covariance
+    weighted by ``sample_weight`` (None: equal weights)."""
+    K = T.shape[0]
+    t_c = critical_temperature(_covariance(X, sample_weight))
     if K == 1:
         return 0.0
     M = (T.T @ (np.eye(K) - 1.0 / K) @ T) / T.sum(axis=0)[:, None]
     mu = float(np.max(np.real(np.linalg.eigvals(M))))
     return t_c * mu
+
+
+def _valid_grid(est):
+    try:
+        _grid(est.grid_shape)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _covariance(X, sample_weight=None):
+    """Covariance of the rows of ``X``, weighted by ``sample_weight`` (None: equal weights)."""
+    if sample_weight is None:
+        Xc = X - X.mean(axis=0)
+        return Xc.T @ Xc / X.shape[0]
+    w = np.asarray(sample_weight, dtype=float)
+    Xc = X - w @ X / w.sum()
+    return (Xc * w[:, None]).T @ Xc / w.sum()
 
 
 class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -199,11 +226,14 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         ``sqrt(mass)``, as much as a relative perturbation ``noise`` of each
         assignment would move it.
     random_state : None, int, RandomState or Generator, default=None
+    verbose : int, default=0
+        At 1 or more, print one line per temperature (free energy, distinct
+        units, iterations) and the final moves.
 
     Attributes
     ----------
     cluster_centers_ : ndarray of shape (K, n_features)
-        Codebook ``y_nu``, in grid order.
+        Codebook ``y_nu``, in grid order, in the float dtype of ``X``.
     grid_ : ndarray of shape (K, 1 or 2)
         Grid coordinates of the units.
     transmission_ : ndarray of shape (K, K)
@@ -257,6 +287,7 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
         "random_state": [*RANDOM_STATE],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -271,6 +302,7 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         tol=1e-5,
         noise=1e-3,
         random_state=None,
+        verbose=0,
     ):
         self.grid_shape = grid_shape
         self.sigma = sigma
@@ -281,35 +313,65 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         self.tol = tol
         self.noise = noise
         self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return proba_width_tags(tags, _grid(self.grid_shape).shape[0] if _valid_grid(self) else 0)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Anneal the map on ``X``.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Sparse input is converted to a dense array (the codebook is dense).
+            float32 input is kept: the fitted codebook and the outputs of
+            :meth:`transform` and :meth:`predict_proba` are float32 (the fit
+            computes in float64).
         y : None
             Ignored.
+        sample_weight : array_like of shape (n_samples,), default=None
+            Weight of each sample in the cost,
+            ``sum_i w_i sum_nu T[c(i), nu] |x_i - y_nu|^2``, and in the free
+            energy the anneal minimises (each sample's assignment entropy
+            times ``w_i``): an integer weight is the sample repeated that many
+            times, a zero weight drops it. The codebook is the weighted mean
+            ``y_nu = sum_i w_i (P T)[i, nu] x_i / sum_i w_i (P T)[i, nu]``.
+            With weights the final single-object moves are made on the
+            weighted cost, and the relocation of whole units is left out.
 
         Returns
         -------
         self
         """
-        X = check_scale(validate_named(self, X, dtype=float, ensure_min_samples=2))
+        X = validate_named(
+            self,
+            X,
+            accept_sparse=("csr", "csc"),
+            dtype=[np.float64, np.float32],
+            ensure_min_samples=2,
+        )
+        dtype = X.dtype
+        X = check_scale(dense_float64(X))
+        w = effective_weights(sample_weight, X)
         grid = _grid(self.grid_shape)
         K, n = grid.shape[0], X.shape[0]
-        if K > n and self.sigma == 0:
+        n_used = n if w is None else int(np.count_nonzero(w))
+        if K > n_used and self.sigma == 0:
             # without a neighbourhood every unit is a cluster of its own, which needs an object
             raise ValueError(
-                f"grid_shape={self.grid_shape!r} has K={K} units > n_samples={n}, "
-                "which sigma=0 (plain clustering) cannot fill"
+                f"grid_shape={self.grid_shape!r} has K={K} units > n_samples={n_used}"
+                + ("" if w is None else " of positive weight")
+                + ", which sigma=0 (plain clustering) cannot fill"
             )
         Tm = grid_transmission(grid, float(self.sigma))
         rng = check_random_state(self.random_state)
-        Xc = X - X.mean(axis=0)
-        scale = 0.5 * critical_temperature(Xc.T @ Xc / n)
-        t_c = topographic_critical_temperature(X, Tm)
+        scale = 0.5 * critical_temperature(_covariance(X, w))
+        t_c = topographic_critical_temperature(X, Tm) if w is None else _critical(X, Tm, w)
         t_min = (
             1e-3 * max(scale, _TINY)
             if self.min_temperature == "auto"
@@ -322,19 +384,22 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         )
 
         # Centred data: the products x . z then carry no cancellation against |x|^2.
-        mean = X.mean(axis=0)
+        mean = X.mean(axis=0) if w is None else w @ X / w.sum()
         Xc = X - mean
+        weights = None if w is None else (w, Xc * w[:, None])
+        total = float(n if w is None else w.sum())
         path = AssignmentPath()
         spread = 1e-3 * np.sqrt(max(scale, _TINY))
         P = np.full((n, K), 1.0 / K)
         L = np.empty((n, K))
-        m = P.sum(axis=0)
+        m = P.sum(axis=0) if w is None else w @ P
         # A relative perturbation `noise` of each assignment moves S_r = sum_i P_ir x_i by
         # about noise * sqrt(sum_i P_ir^2 x_i^2) <= noise * sqrt(m_r * scale) per coordinate,
         # y_r by that over m_r: the same size, drawn for the K x d codebook instead of the
         # n x K assignments.
         kick = self.noise * np.sqrt(max(scale, _TINY))
-        state = {"S": P.T @ Xc, "entropy": n * np.log(K), "collapsed": True, "T": t_max}
+        S0 = P.T @ Xc if w is None else P.T @ weights[1]
+        state = {"S": S0, "entropy": total * np.log(K), "collapsed": True, "T": t_max}
 
         # Above T_c the collapsed codebook (every unit at the mean, P uniform) is the exact
         # fixed point and it is stable, so nothing is iterated there; below it, the
@@ -352,7 +417,7 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
                 Y += (Y - Y_prev) * (np.log(state["T"] / T) / np.log(T_prev / state["T"]))
             Y += kick / np.sqrt(np.maximum(m, 1.0))[:, None] * rng.standard_normal(Y.shape)
             S, it, converged, entropy = solve_temperature(
-                Xc, Y, Tm, T, L, P, m, max_iter=self.max_iter, tol=self.tol
+                Xc, Y, Tm, T, L, P, m, max_iter=self.max_iter, tol=self.tol, weights=weights
             )
             return {
                 "S": S,
@@ -367,15 +432,27 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         def record(state, T):
             Y = centres(state["S"], m, Tm)
             Z, q = smoothed_codebook(Y, Tm)
-            # E = sum_i sum_r P_ir h_ir from the statistics alone (x centred)
+            # E = sum_i w_i sum_r P_ir h_ir from the statistics alone (x centred)
             energy = float(x_sq - 2.0 * np.sum(state["S"] * Z) + m @ q)
             path.temperature.append(float(T))
             path.free_energy.append(energy - T * state["entropy"])
             path.n_effective.append(_distinct_rows(Y, spread))
             path.n_iter.append(state["it"])
             path.converged.append(state["converged"])
+            if self.verbose:
+                print(
+                    f"Temperature {len(path.temperature)}: T={T:.6g}, free energy "
+                    f"{path.free_energy[-1]:.6g}, {path.n_effective[-1]} distinct units, "
+                    f"{state['it']} iterations"
+                    + ("" if state["converged"] else f" (max_iter={self.max_iter} reached)")
+                    + "."
+                )
 
-        x_sq = float(np.einsum("ij,ij->", Xc, Xc))
+        x_sq = float(
+            np.einsum("ij,ij->", Xc, Xc) if w is None else w @ np.einsum("ij,ij->i", Xc, Xc)
+        )
+        if self.verbose:
+            print(f"Initialization complete: critical temperature {t_c:.6g}.")
         # The two products per iteration are small (n d K flops, thousands of times):
         # threaded BLAS gains little there and, on a machine shared with other work, its
         # spinning threads cost 40x (a 1797 x 64 x 36 step: 112 ms on 2 threads, 2.7 ms on 1).
@@ -407,11 +484,16 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
             # vector reaches what needs several objects to move at once. The codebook stays
             # the annealed one at the last temperature (a fit stopped at a finite temperature
             # keeps its soft map); in the collapsed state, above T_c, there is no map to label.
-            labels, _ = map_moves(Xc, labels, Tm)
-            labels = map_relocate(Xc, labels, Tm)
+            if w is None:
+                labels, n_moves = map_moves(Xc, labels, Tm)
+                labels = map_relocate(Xc, labels, Tm)
+            else:
+                labels, n_moves = weighted_map_moves(Xc, labels, Tm, w)
+            if self.verbose:
+                print(f"Final moves: {n_moves} single-object moves to a local minimum of the cost.")
         self.grid_ = grid
         self.transmission_ = Tm
-        self.cluster_centers_ = Y + mean
+        self.cluster_centers_ = (Y + mean).astype(dtype, copy=False)
         self.assignments_ = P
         self.labels_ = labels
         self.critical_temperature_ = t_c
@@ -422,7 +504,10 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
 
     def _check_X(self, X):
         check_is_fitted(self)
-        return validate_named(self, X, dtype=float, reset=False)
+        X = validate_named(
+            self, X, accept_sparse=("csr", "csc"), dtype=[np.float64, np.float32], reset=False
+        )
+        return X.toarray() if sp.issparse(X) else X
 
     @property
     def _n_features_out(self):
@@ -434,14 +519,17 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples, K)
+            In the float dtype of ``X``.
         """
         X = self._check_X(X)
-        return squared_distances(X, self.cluster_centers_) @ self.transmission_.T
+        return (squared_distances(X, self.cluster_centers_) @ self.transmission_.T).astype(
+            X.dtype, copy=False
+        )
 
     def predict(self, X):
         """Index of least expected topographic cost.
@@ -454,7 +542,8 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         -------
         ndarray of shape (n_samples,)
         """
-        return np.argmin(self.transform(X), axis=1)
+        X = self._check_X(X)
+        return np.argmin(squared_distances(X, self.cluster_centers_) @ self.transmission_.T, axis=1)
 
     def predict_proba(self, X):
         """Gibbs assignments ``∝ exp(-h / T)`` at the last annealing temperature.
@@ -466,8 +555,10 @@ class TopologicalVQ(ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMi
         Returns
         -------
         ndarray of shape (n_samples, K)
+            In the float dtype of ``X``.
         """
-        return gibbs_assignments(self.transform(X), self.temperature_)[0]
+        h = self.transform(X)
+        return gibbs_assignments(h.astype(np.float64), self.temperature_)[0].astype(h.dtype)
 
     def quantization_error(self, X):
         """Mean Euclidean distance to the nearest codebook vector (MiniSom's definition).

@@ -12,7 +12,10 @@ iteration of deterministic-annealing k-means, instead of the
 
 :func:`gibbs_rows` is the compiled Gibbs step (in place, with the change of
 the assignments and their entropy in the same pass); :func:`gibbs_rows_numpy`
-is its plain-NumPy twin, which the tests hold it to.
+is its plain-NumPy twin, which the tests hold it to, and which runs the small problems
+(below ``NUMPY_ENTRIES`` assignments), where compiling the kernel would cost more than
+the fit. Weighted samples (``sample_weight``) weight each row's terms of the free
+energy: ``S = P^T W X``, ``m = P^T w``, entropy and log-partition summed with ``w_i``.
 """
 
 import numba
@@ -51,6 +54,11 @@ SPARSE_MIN_FEATURES = 32
 # 2-core machine shared with other work one 1797 x 36 step took 35 ms on 2 threads, 2.7 ms
 # on one.
 _BLOCK = 1 << 17
+# Assignments (n K) below which the Gibbs step runs in NumPy: compiling the kernel takes
+# about 2 s of a fresh process, and at 150 x 25 (iris on a 5 x 5 map) the NumPy step costs
+# about 60 µs more per iteration, 30 ms over a fit's few hundred. The published SOM
+# experiments (1000 x 10 and more) stay on the compiled kernel.
+NUMPY_ENTRIES = 1 << 13
 
 
 def centres(S, m, transmission):
@@ -73,9 +81,9 @@ _FAST = {"reassoc"}
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def _shifted_logits(L, q, inv_temperature, buf, shifted):  # pragma: no cover - compiled
+def _shifted_logits(L, q, inv_temperature, buf, shifted, w):  # pragma: no cover - compiled
     """``buf = shifted = logit - top`` for the flattened rows of ``L``; returns the sum of
-    the tops (the rows' largest logits)."""
+    the tops (the rows' largest logits), row ``i``'s times ``w[i]``."""
     K = q.shape[0]
     total = 0.0
     for i in range(L.shape[0] // K):
@@ -89,14 +97,15 @@ def _shifted_logits(L, q, inv_temperature, buf, shifted):  # pragma: no cover - 
             v = buf[o + r] - top
             buf[o + r] = v
             shifted[o + r] = v
-        total += top
+        total += w[i] * top
     return total
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_FAST)
-def _normalise(buf, shifted, P, delta, K):  # pragma: no cover - compiled
+def _normalise(buf, shifted, P, delta, K, w):  # pragma: no cover - compiled
     """Rows of ``buf`` (exponentials) normalised into the flattened rows of ``P``;
-    ``delta = P_new - P_old``. Returns ``(sum log s, sum -p log p)``."""
+    ``delta = P_new - P_old``. Returns ``(sum w log s, sum -w p log p)`` (``w`` the rows'
+    weights: a product by 1.0 is exact, so unit weights change no bit)."""
     log_total = 0.0
     entropy = 0.0
     for i in range(P.shape[0] // K):
@@ -112,8 +121,8 @@ def _normalise(buf, shifted, P, delta, K):  # pragma: no cover - compiled
             delta[o + r] = p - P[o + r]
             P[o + r] = p
         log_s = np.log(s)
-        log_total += log_s
-        entropy += log_s - weighted
+        log_total += w[i] * log_s
+        entropy += w[i] * (log_s - weighted)
     return log_total, entropy
 
 
@@ -131,7 +140,7 @@ def _largest_and_nonzero(bits, weights, size):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _gibbs_block(L, q, inv_temperature, P, lo, hi):  # pragma: no cover - compiled
+def _gibbs_block(L, q, inv_temperature, P, lo, hi, w):  # pragma: no cover - compiled
     """Rows ``lo:hi`` of :func:`gibbs_rows` (``L``, ``P`` flattened in C order).
 
     In three loops over a chunk of rows, each its own function: LLVM vectorises them
@@ -154,10 +163,10 @@ def _gibbs_block(L, q, inv_temperature, P, lo, hi):  # pragma: no cover - compil
     for start in range(lo, hi, rows):
         stop = min(hi, start + rows)
         size = (stop - start) * K
-        rows_L, rows_P = L[start * K : stop * K], P[start * K : stop * K]
-        log_partition += _shifted_logits(rows_L, q, inv_temperature, buf, shifted)
+        rows_L, rows_P, rows_w = L[start * K : stop * K], P[start * K : stop * K], w[start:stop]
+        log_partition += _shifted_logits(rows_L, q, inv_temperature, buf, shifted, rows_w)
         exp_nonpositive(buf, bits, size, _LOG_TINY)  # exp(0) = 1 exactly for the top term
-        log_s, h = _normalise(buf, shifted, rows_P, delta, K)
+        log_s, h = _normalise(buf, shifted, rows_P, delta, K, rows_w)
         log_partition += log_s
         entropy += h
         # the exponentials (buf) are zero exactly where the new weights are
@@ -171,16 +180,18 @@ def _gibbs_block(L, q, inv_temperature, P, lo, hi):  # pragma: no cover - compil
 
 
 @numba.njit(cache=True, nogil=True, parallel=True)
-def _gibbs_blocks(L, q, inv_temperature, P, n, blocks):  # pragma: no cover - compiled
+def _gibbs_blocks(L, q, inv_temperature, P, n, blocks, w):  # pragma: no cover - compiled
     out = np.zeros((blocks, 3))
     counts = np.zeros(blocks, dtype=np.int64)
     for b in numba.prange(blocks):
         lo, hi = b * n // blocks, (b + 1) * n // blocks
-        out[b, 0], out[b, 1], out[b, 2], counts[b] = _gibbs_block(L, q, inv_temperature, P, lo, hi)
+        out[b, 0], out[b, 1], out[b, 2], counts[b] = _gibbs_block(
+            L, q, inv_temperature, P, lo, hi, w
+        )
     return out[:, 0].max(), out[:, 1].sum(), out[:, 2].sum(), counts.sum()
 
 
-def gibbs_rows(L, q, inv_temperature, P, m):
+def gibbs_rows(L, q, inv_temperature, P, m, weights=None):
     """Gibbs assignments ``P[i] ∝ exp((2 L[i] - q) / T)`` in place; compiled.
 
     Rows are split into one block per numba thread (of at least ``2^17``
@@ -195,34 +206,37 @@ def gibbs_rows(L, q, inv_temperature, P, m):
     P : ndarray of shape (n, K)
         The previous assignments, overwritten by the new ones.
     m : ndarray of shape (K,)
-        Overwritten by the column sums of the new assignments.
+        Overwritten by the column sums of the new assignments (weighted).
+    weights : ndarray of shape (n,), optional
+        Row weights of ``m``, the entropy and the log-partition; None: ones.
 
     Returns
     -------
     change : float
         ``max |P_new - P_old|``.
     entropy : float
-        ``-sum P_new log P_new`` (nats).
+        ``-sum_i w_i sum_r P_new log P_new`` (nats).
     log_partition : float
-        ``sum_i log sum_r exp((2 L[i, r] - q_r) / T)``.
+        ``sum_i w_i log sum_r exp((2 L[i, r] - q_r) / T)``.
     nonzero : int
         Nonzero entries of the new assignments (the rest underflowed to exactly 0).
     """
     if not (L.flags.c_contiguous and P.flags.c_contiguous):
         raise ValueError("gibbs_rows needs C-contiguous L and P (it works on their flat views)")
     n = L.shape[0]
+    w = np.ones(n) if weights is None else weights
     flat_L, flat_P = L.reshape(-1), P.reshape(-1)
     blocks = min(numba.get_num_threads(), max(1, L.size // _BLOCK))
     if blocks == 1:  # no thread pool to wake
-        out = _gibbs_block(flat_L, q, inv_temperature, flat_P, 0, n)
+        out = _gibbs_block(flat_L, q, inv_temperature, flat_P, 0, n, w)
     else:
-        out = _gibbs_blocks(flat_L, q, inv_temperature, flat_P, n, blocks)
+        out = _gibbs_blocks(flat_L, q, inv_temperature, flat_P, n, blocks, w)
     # the column sums as one product (a loop adding rows into m stayed scalar)
-    m[:] = np.ones(n) @ P
+    m[:] = w @ P
     return out
 
 
-def gibbs_rows_numpy(L, q, inv_temperature, P, m):
+def gibbs_rows_numpy(L, q, inv_temperature, P, m, weights=None):
     """Plain-NumPy twin of :func:`gibbs_rows` (same arithmetic, vectorised)."""
     logits = (2.0 * L - q) * inv_temperature
     top = logits.max(axis=1, keepdims=True)
@@ -233,9 +247,13 @@ def gibbs_rows_numpy(L, q, inv_temperature, P, m):
     terms = np.where(new > 0, new * (logits - np.log(s)), 0.0)
     change = float(np.max(np.abs(new - P)))
     P[...] = new
-    m[...] = new.sum(axis=0)
-    log_partition = float(np.sum(top[:, 0] + np.log(s[:, 0])))
-    return change, float(-terms.sum()), log_partition, int(np.count_nonzero(new))
+    log_rows = top[:, 0] + np.log(s[:, 0])
+    if weights is None:
+        m[...] = new.sum(axis=0)
+        return change, float(-terms.sum()), float(np.sum(log_rows)), int(np.count_nonzero(new))
+    m[...] = weights @ new
+    entropy = -float(weights @ terms.sum(axis=1))
+    return change, entropy, float(weights @ log_rows), int(np.count_nonzero(new))
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
@@ -251,7 +269,7 @@ def _sparse_statistics(P, X, S):  # pragma: no cover - compiled
                     S[r, j] += p * X[i, j]
 
 
-def topographic_map(X, Y, transmission, temperature, L, P, m, *, kernel=gibbs_rows):
+def topographic_map(X, Y, transmission, temperature, L, P, m, *, kernel=None, weights=None):
     """One iteration of the fixed point from the codebook ``Y``: Gibbs assignments, new codebook.
 
     Parameters
@@ -267,34 +285,43 @@ def topographic_map(X, Y, transmission, temperature, L, P, m, *, kernel=gibbs_ro
     P : ndarray of shape (n, K)
         Previous assignments, replaced by ``Gibbs(Y)`` in place.
     m : ndarray of shape (K,)
-        Overwritten by ``P^T 1``.
-    kernel : callable, default=gibbs_rows
-        The Gibbs step (:func:`gibbs_rows_numpy` for the reference).
+        Overwritten by ``P^T w`` (``P^T 1`` without weights).
+    kernel : callable, optional
+        The Gibbs step: :func:`gibbs_rows`, or :func:`gibbs_rows_numpy` (the reference);
+        None: the compiled one from ``NUMPY_ENTRIES`` assignments on, NumPy below.
+    weights : tuple of (ndarray of shape (n,), ndarray of shape (n, d)), optional
+        The samples' weights ``w`` and the weighted data ``w_i x_i``; None: unit weights.
 
     Returns
     -------
     S : ndarray of shape (K, d)
-        ``P^T X`` of the new assignments (their codebook is ``centres(S, m)``).
+        ``P^T W X`` of the new assignments (their codebook is ``centres(S, m)``).
     change : float
         ``max |Delta P|``.
     entropy : float
-        ``-sum P log P`` of the new assignments.
+        ``-sum_i w_i sum_r P log P`` of the new assignments.
     potential : float
-        ``-T sum_i log sum_r exp(-h[i, r] / T)`` up to the constant ``sum |x|^2``: the
-        free energy of ``Y``, which the iteration never raises (it is an MM step).
+        ``-T sum_i w_i log sum_r exp(-h[i, r] / T)`` up to the constant ``sum w |x|^2``:
+        the free energy of ``Y``, which the iteration never raises (it is an MM step).
     """
+    small = L.size < NUMPY_ENTRIES
+    if kernel is None:
+        kernel = gibbs_rows_numpy if small else gibbs_rows
+    w, WX = (None, X) if weights is None else weights
     Z, q = smoothed_codebook(Y, transmission)
     np.dot(X, Z.T, out=L)
-    change, entropy, log_partition, nonzero = kernel(L, q, 1.0 / temperature, P, m)
+    change, entropy, log_partition, nonzero = kernel(L, q, 1.0 / temperature, P, m, w)
     S = np.empty((P.shape[1], X.shape[1]))
-    if X.shape[1] >= SPARSE_MIN_FEATURES and nonzero <= SPARSE_SHARE * P.size:
-        _sparse_statistics(P, X, S)
+    if not small and X.shape[1] >= SPARSE_MIN_FEATURES and nonzero <= SPARSE_SHARE * P.size:
+        _sparse_statistics(P, WX, S)
     else:
-        np.dot(P.T, X, out=S)
+        np.dot(P.T, WX, out=S)
     return S, change, entropy, -temperature * log_partition
 
 
-def solve_temperature(X, Y, transmission, temperature, L, P, m, *, max_iter, tol, accelerate=True):
+def solve_temperature(
+    X, Y, transmission, temperature, L, P, m, *, max_iter, tol, accelerate=True, weights=None
+):
     """Iterate :func:`topographic_map` to ``max |Delta P| < tol``, SQUAREM-accelerated.
 
     Near the unfolding and ordering transitions the plain iteration contracts
@@ -313,11 +340,13 @@ def solve_temperature(X, Y, transmission, temperature, L, P, m, *, max_iter, tol
     tol : float
     accelerate : bool, default=True
         False: plain iterations.
+    weights : tuple, optional
+        As in :func:`topographic_map`.
 
     Returns
     -------
     S : ndarray of shape (K, d)
-        ``P^T X`` of the final assignments ``P`` (``m`` holds ``P^T 1``).
+        ``P^T W X`` of the final assignments ``P`` (``m`` holds ``P^T w``).
     n_iter : int
     converged : bool
     entropy : float
@@ -327,7 +356,9 @@ def solve_temperature(X, Y, transmission, temperature, L, P, m, *, max_iter, tol
     def step(Y):
         nonlocal it
         it += 1
-        S, change, entropy, potential = topographic_map(X, Y, transmission, temperature, L, P, m)
+        S, change, entropy, potential = topographic_map(
+            X, Y, transmission, temperature, L, P, m, weights=weights
+        )
         return S, centres(S, m, transmission), change, entropy, potential
 
     plain = True  # whether Y is the image of the point last evaluated (P belongs to it)
