@@ -340,12 +340,32 @@ def test_a_row_of_zeros_is_an_object_without_evidence(method):
 
 
 # The estimator checks feed data outside the domain of count histograms.
-_DOMAIN = {"check_clustering": "negative features (blobs): counts must be >= 0"}
+_DOMAIN = {
+    "check_clustering": "negative features (blobs): counts must be >= 0",
+    **dict.fromkeys(
+        ("check_estimator_sparse_array", "check_estimator_sparse_matrix"),
+        "the sparse checks read classifier tags for any estimator with predict_proba "
+        "(sparse input is tested in tests/cluster/test_count_inputs.py)",
+    ),
+}
 _IB_DOMAIN = {
     **_DOMAIN,
     "check_estimators_dtypes": "random integers give rows of zeros: p(x) = 0 has no p(y|x)",
     "check_fit2d_1feature": "its data has rows of zeros, rejected before the 1-feature check",
+    "check_estimator_sparse_tag": "its sparse data has rows of zeros: p(x) = 0 has no p(y|x)",
 }
+
+
+# Repeated rows change the random partitions the MAP restarts from, and so which local
+# minimum is kept (test_count_inputs.py compares weights and repeats where every restart
+# finds the same partition).
+_MAP_RESTARTS = dict.fromkeys(
+    (
+        "check_sample_weight_equivalence_on_dense_data",
+        "check_sample_weight_equivalence_on_sparse_data",
+    ),
+    "random restarts of the rows: repeated rows restart from other partitions",
+)
 
 
 @parametrize_with_checks(
@@ -355,7 +375,11 @@ _IB_DOMAIN = {
         InformationBottleneck(min_temperature=1 / 5, normalize=True, random_state=0),
     ],
     expected_failed_checks=lambda est: (
-        _IB_DOMAIN if isinstance(est, InformationBottleneck) else _DOMAIN
+        _IB_DOMAIN
+        if isinstance(est, InformationBottleneck)
+        else {**_DOMAIN, **_MAP_RESTARTS}
+        if est.method == "map"
+        else _DOMAIN
     ),
 )
 def test_sklearn_contract(estimator, check):

@@ -73,7 +73,14 @@ _GENERIC_DATA = (
 #: (estimator, check) -> why its input domain forbids the check's data.
 DOMAIN_EXCEPTIONS = {
     "InformationBottleneck": dict.fromkeys(
-        (*_GENERIC_DATA, "check_clustering", "check_non_transformer_estimators_n_iter"), _JOINT
+        (
+            *_GENERIC_DATA,
+            *_SPARSE_CHECKS,
+            "check_estimator_sparse_tag",
+            "check_clustering",
+            "check_non_transformer_estimators_n_iter",
+        ),
+        _JOINT,
     ),
     # a +-1 image has negative values, and is refused for not being binary, not for them
     "IsingDenoiser": dict.fromkeys((*_GENERIC_DATA, "check_positive_only_tag_during_fit"), _BINARY),
@@ -83,9 +90,18 @@ DOMAIN_EXCEPTIONS = {
     "CorrelationClustering": {
         "check_clustering": _RAW_FEATURES.format(what="a square similarity matrix")
     },
-    "HistogramClustering": {"check_clustering": _RAW_FEATURES.format(what="non-negative counts")},
+    "HistogramClustering": {
+        "check_clustering": _RAW_FEATURES.format(what="non-negative counts"),
+        **dict.fromkeys(_SPARSE_CHECKS, _WIDTH.format(what="its default 8 clusters, 8 columns")),
+    },
     "ParametricDistributionalClustering": {
-        "check_clustering": _RAW_FEATURES.format(what="non-negative counts")
+        "check_clustering": _RAW_FEATURES.format(what="non-negative counts"),
+        **dict.fromkeys(_SPARSE_CHECKS, _WIDTH.format(what="its clusters, one column each")),
+        **dict.fromkeys(
+            _WEIGHT_CHECKS,
+            "split perturbations are drawn per row: repeated rows anneal along another path "
+            "(the same partition, another cluster order and last digits)",
+        ),
     },
     "KohonenSOM": {"check_clustering": _MAP, **dict.fromkeys(_WEIGHT_CHECKS, _ONLINE_WEIGHTS)},
     "TopologicalVQ": {

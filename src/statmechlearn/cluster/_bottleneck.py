@@ -14,6 +14,7 @@ import numbers
 from typing import ClassVar
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
@@ -27,13 +28,18 @@ from statmechlearn._core.validation import (
     check_real,
     validate_named,
 )
+from statmechlearn.cluster import _count_tables
 from statmechlearn.cluster._distributional import (
     _centroids,
     _check_counts,
+    _clusters,
+    _count_tags,
+    _entropy_polish,
+    _entropy_total,
     _kl_cost,
     _KLClustering,
+    _mix,
     _neg_entropy_rows,
-    _positive_only_tags,
     kl_critical_temperature,
 )
 from statmechlearn.cluster._maxent import (
@@ -41,9 +47,8 @@ from statmechlearn.cluster._maxent import (
     gibbs_assignments,
     solve_fixed_point,
 )
-from statmechlearn.cluster._polish import TOL, entropy_moves
+from statmechlearn.cluster._polish import TOL
 from statmechlearn.cluster._schedule import geometric_schedule
-from statmechlearn.cluster._split_merge import entropy_split_merge, entropy_total
 
 __all__ = ["InformationBottleneck", "RateDistortionCurve", "rate_distortion"]
 
@@ -51,25 +56,38 @@ _TINY = 1e-300
 _LN2 = math.log(2.0)
 
 
+#: How far from 1 the total of a joint distribution may be and still be read as one (it is
+#: then divided by its total): a distribution rounded to float32 sums to 1 within 6e-8, one
+#: normalised in float32 arithmetic within about 1e-6; counts or a table of conditionals
+#: are far off.
+SUM_TOL = 1e-5
+
+
 def _check_joint(X, normalize):
-    """The joint distribution from ``X`` under the ``normalize`` rule of InformationBottleneck."""
-    X = np.asarray(X, dtype=float)
+    """The joint distribution from ``X`` under the ``normalize`` rule of InformationBottleneck
+    (float64; CSR for sparse ``X``)."""
+    if sparse.issparse(X):
+        X = _count_tables.as_csr(X)
+        values = X.data
+    else:
+        X = np.asarray(X, dtype=float)
+        values = X
     if X.ndim != 2:
         raise ValueError(f"X (the joint p(x, y)) must be 2-dimensional, got shape {X.shape}")
-    if not np.all(np.isfinite(X)):
+    if not np.all(np.isfinite(values)):
         raise ValueError("X (the joint p(x, y)) must be finite (no NaN or inf)")
-    if np.any(X < 0):
-        raise ValueError(f"Negative values in data passed to X: smallest entry {X.min():g}")
-    total = float(X.sum())
+    if np.any(values < 0):
+        raise ValueError(f"Negative values in data passed to X: smallest entry {values.min():g}")
+    total = float(values.sum())
     if total <= 0:
         raise ValueError("X (the joint p(x, y)) must have positive total mass")
-    sums_to_one = abs(total - 1.0) <= 1e-9
+    sums_to_one = abs(total - 1.0) <= SUM_TOL
     if normalize is True or sums_to_one:
         return X / total
-    if normalize == "auto" and np.all(X == np.round(X)):
+    if normalize == "auto" and np.all(values == np.round(values)):
         return X / total
     raise ValueError(
-        f"X (the joint p(x, y)) must sum to 1 (within 1e-9)"
+        f"X (the joint p(x, y)) must sum to 1 (within {SUM_TOL:g})"
         f"{' or be integer counts' if normalize == 'auto' else ''}"
         f"; got entries summing to {total!r}. Pass normalize=True to divide by the total."
     )
@@ -94,9 +112,16 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_clusters : int or None, default=None
-        Cardinality of ``T``; None uses the number of rows (``|T| = |X|``
-        is always enough).
+    n_clusters : int or None, default=8
+        Most clusters (the cardinality of ``T``), at most the number of rows
+        (a larger value is read as that). The annealing splits a cluster
+        where it becomes unstable, so ``beta_max = 1 / min_temperature``
+        decides how many of them separate; this caps them, as ``n_clusters``
+        caps a clustering. None is one cluster per row, ``|T| = |X|``, which
+        is always enough for the optimum at any ``beta`` (Tishby, Pereira &
+        Bialek) but leaves every row its own cluster at a large ``beta``, and
+        costs a split attempt per cluster at every ``beta`` (time grows
+        faster than the cube of the rows: minutes for a hundred).
     max_temperature : float or "auto", default="auto"
         First temperature ``T = 1/beta``; "auto" is ``2 / beta_c`` (at least
         twice ``min_temperature``).
@@ -114,17 +139,24 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         Relative size of the uneven sharing that tries to split a cluster in
         two at each ``beta`` (> 0).
     normalize : {"auto", True, False}, default="auto"
-        How ``X`` becomes ``p(x, y)``. ``False``: ``X`` must sum to 1 (within
-        1e-9); ``"auto"``: also integer co-occurrence counts are accepted and
-        divided by their total; ``True``: any non-negative ``X`` is divided by
-        its total. Anything else is an error, never silently rescaled.
+        How ``X`` becomes ``p(x, y)``. ``False``: ``X`` must sum to 1 within
+        1e-5 (room for the rounding of a table stored or normalised in
+        float32) and is divided by its total; ``"auto"``: also integer
+        co-occurrence counts are accepted and divided by their total;
+        ``True``: any non-negative ``X`` is divided by its total. Anything
+        else is an error, never silently rescaled.
     random_state : None, int, RandomState or Generator, default=None
+    verbose : int, default=0
+        0 prints nothing; 1 prints a line per ``beta`` (clusters and the two
+        informations) and the final moves.
 
     Attributes
     ----------
     conditional_ : ndarray of shape (n_x, n_found)
         ``p(t|x)`` at ``min_temperature``; the clusters that have separated by then
-        (``n_found <= n_clusters``).
+        (``n_found <= n_clusters``). ``conditional_``, ``p_t_`` and
+        ``p_y_given_t_`` are in the float dtype of ``X`` (float32 stays
+        float32; the fit runs in float64).
     labels_ : ndarray of shape (n_x,)
         ``argmax_t p(t|x)``: a local minimum of the hard cost
         ``I(X;Y) - I(T;Y)`` (the ``beta -> infinity`` limit of the functional
@@ -152,6 +184,18 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         ``I(X;Y)`` in bits, the curve's ceiling.
     n_iter_ : int
 
+    Notes
+    -----
+    ``fit`` takes no ``sample_weight``: ``X`` is the joint ``p(x, y)``
+    itself, so the weight of a row is its mass ``p(x)`` (scale a row of
+    counts to weigh it).
+
+    A sparse ``X`` (CSR or CSC) is never densified: the cost of a row needs
+    only its nonzero ``p(y|x)`` and the cluster distributions ``p(y|t)`` are
+    sparse-times-dense products. On a table of at most 2**22 entries the
+    final moves run on a dense copy (the fit is that of the dense twin up to
+    rounding), on a larger one on the sparse rows.
+
     Examples
     --------
     >>> import numpy as np
@@ -177,11 +221,12 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
         "normalize": [StrOptions({"auto"}), "boolean"],
         "random_state": [*RANDOM_STATE],
+        "verbose": ["verbose"],
     }
 
     def __init__(
         self,
-        n_clusters=None,
+        n_clusters=8,
         *,
         max_temperature="auto",
         min_temperature=0.01,
@@ -191,6 +236,7 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         noise=1e-3,
         normalize="auto",
         random_state=None,
+        verbose=0,
     ):
         self.n_clusters = n_clusters
         self.max_temperature = max_temperature
@@ -201,9 +247,10 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         self.noise = noise
         self.normalize = normalize
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
-        return _positive_only_tags(super().__sklearn_tags__())
+        return _count_tags(super().__sklearn_tags__())
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -211,8 +258,9 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n_x, n_y)
+        X : {array-like, sparse matrix} of shape (n_x, n_y)
             ``p(x, y)``; see ``normalize``. Rows with zero mass are rejected.
+            Sparse input (CSR or CSC) stays sparse (see Notes).
         y : None
             Ignored.
 
@@ -220,22 +268,31 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         -------
         self
         """
-        X = validate_named(self, X, dtype=float, ensure_all_finite=True)
+        X = validate_named(
+            self,
+            X,
+            accept_sparse=("csr", "csc"),
+            dtype=[np.float64, np.float32],
+            ensure_all_finite=True,
+        )
+        dtype = X.dtype
         joint = _check_joint(X, self.normalize)
-        px = joint.sum(axis=1)
+        if sparse.issparse(joint):
+            cond, px = _count_tables.row_conditionals(joint)
+        else:
+            px = joint.sum(axis=1)
         if np.any(px <= 0):
             raise ValueError(f"X has rows of zeros (x = {np.flatnonzero(px <= 0)[:5]})")
-        cond = joint / px[:, None]
+        if not sparse.issparse(joint):
+            cond = joint / px[:, None]
         n_x = joint.shape[0]
-        k = n_x if self.n_clusters is None else self.n_clusters
+        k = n_x if self.n_clusters is None else min(self.n_clusters, n_x)
         rng = check_random_state(self.random_state)
         model = _KLClustering(cond, px, mass_constrained=True)
         t_c = kl_critical_temperature(cond, px)
         self.critical_temperature_ = t_c
-        py = joint.sum(axis=0)
-        self.mutual_information_ = float(
-            np.sum(joint[joint > 0] * np.log(joint[joint > 0] / np.outer(px, py)[joint > 0])) / _LN2
-        )
+        py = np.asarray(joint.sum(axis=0)).ravel()
+        self.mutual_information_ = _mutual_information(joint, px, py)
         t_min = self.min_temperature
         t_start = (
             max(2.0 * t_c, 2.0 * t_min) if self.max_temperature == "auto" else self.max_temperature
@@ -246,6 +303,11 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
 
         def record(_, T, P):
             info.append(self._informations(P, cond, px))
+            if self.verbose:
+                print(
+                    f"beta {1.0 / T:.6g} (T={T:.6g}): {_clusters(P.shape[1])}, "
+                    f"I(X;T) {info[-1][0]:.6g} bits, I(T;Y) {info[-1][1]:.6g} bits."
+                )
 
         P, path = anneal(
             model.field,
@@ -268,24 +330,31 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
             # functional at beta_max, decides: near-degenerate fixed points can swap order
             # between beta_max and beta -> infinity (both functionals differ by I(X;T)/beta,
             # at most ln(k)/beta), and labels_ promise a local minimum of the hard cost.
-            A = px[:, None] * cond
+            K = P.shape[1]
             labels = np.argmax(P, axis=1)
-            moved, _ = entropy_moves(cond, px, labels, P.shape[1])
-            moved = entropy_split_merge(cond, px, moved, P.shape[1])
+            moved, _ = _entropy_polish(cond, px, labels, K)
+            kept = True
             if not np.array_equal(moved, labels):
-                start = (moved[:, None] == np.arange(P.shape[1])).astype(float)
+                start = (moved[:, None] == np.arange(K)).astype(float)
                 Q, _, _, _ = solve_fixed_point(
                     model.field, start, T, max_iter=self.max_iter, tol=self.tol
                 )
-                before = entropy_total(A, labels, P.shape[1])
-                after = entropy_total(A, np.argmax(Q, axis=1), P.shape[1])
+                before = _entropy_total(cond, px, labels, K)
+                after = _entropy_total(cond, px, np.argmax(Q, axis=1), K)
                 if after < before - TOL * max(float(px.sum()), 1.0) or (
                     after <= before and model.free_energy(Q, T) < model.free_energy(P, T)
                 ):
-                    P = Q
-        self.conditional_ = P
+                    P, kept = Q, False
+            if self.verbose:
+                print(
+                    "Final moves: "
+                    + ("the annealed labels kept." if kept else "a lower hard cost found.")
+                )
+        p_y_given_t, p_t = _centroids(P, cond, px)
+        self.conditional_ = P.astype(dtype, copy=False)
         self.labels_ = np.argmax(P, axis=1)
-        self.p_y_given_t_, self.p_t_ = _centroids(P, cond, px)
+        self.p_y_given_t_ = p_y_given_t.astype(dtype, copy=False)
+        self.p_t_ = p_t.astype(dtype, copy=False)
         self.temperature_ = T
         self.information_xt_, self.information_ty_ = (np.array(v) for v in zip(*info, strict=True))
         self.n_effective_ = np.asarray(path.n_effective)
@@ -299,8 +368,8 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
         joint_xt = P * px[:, None]
         pt = joint_xt.sum(axis=0)
         i_xt = xlogy_sum(joint_xt) - xlogy_sum(px) - xlogy_sum(pt)
-        joint_ty = joint_xt.T @ cond
-        py = px @ cond
+        joint_ty = _mix(joint_xt, cond)
+        py = _mix(px, cond)
         i_ty = xlogy_sum(joint_ty) - xlogy_sum(pt) - xlogy_sum(py)
         return i_xt / _LN2, i_ty / _LN2
 
@@ -309,31 +378,53 @@ class InformationBottleneck(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_y)
+        X : {array-like, sparse matrix} of shape (n_samples, n_y)
 
         Returns
         -------
         ndarray of shape (n_samples, n_clusters)
+            In the float dtype of ``X``.
         """
         check_is_fitted(self)
-        X = validate_named(self, X, dtype=float, reset=False, ensure_all_finite=True)
+        X = validate_named(
+            self,
+            X,
+            accept_sparse=("csr", "csc"),
+            dtype=[np.float64, np.float32],
+            reset=False,
+            ensure_all_finite=True,
+        )
         cond, _ = _check_counts(X)
         cost = _kl_cost(cond, _neg_entropy_rows(cond), self.p_y_given_t_)
-        log_w = np.log(np.maximum(self.p_t_, _TINY))
-        return gibbs_assignments(cost, self.temperature_, log_w)[0]
+        log_w = np.log(np.maximum(self.p_t_.astype(np.float64), _TINY))
+        return gibbs_assignments(cost, self.temperature_, log_w)[0].astype(X.dtype, copy=False)
 
     def predict(self, X):
         """Most probable cluster for new rows.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_y)
+        X : {array-like, sparse matrix} of shape (n_samples, n_y)
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
         return np.argmax(self.predict_proba(X), axis=1)
+
+
+def _mutual_information(joint, px, py):
+    """``I(X;Y)`` in bits from the nonzero entries of the joint (dense or CSR)."""
+    if sparse.issparse(joint):
+        coo = joint.tocoo()
+        positive = coo.data > 0
+        values = coo.data[positive]
+        outer = px[coo.row[positive]] * py[coo.col[positive]]
+        return float(np.sum(values * np.log(values / outer)) / _LN2)
+    positive = joint > 0
+    return float(
+        np.sum(joint[positive] * np.log(joint[positive] / np.outer(px, py)[positive])) / _LN2
+    )
 
 
 class RateDistortionCurve:

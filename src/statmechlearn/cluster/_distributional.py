@@ -26,15 +26,17 @@ import numbers
 from typing import ClassVar
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import (
     RANDOM_STATE,
     validate_named,
 )
+from statmechlearn.cluster import _count_tables
 from statmechlearn.cluster._maxent import (
     assignment_entropy,
     gibbs_assignments,
@@ -42,7 +44,7 @@ from statmechlearn.cluster._maxent import (
 )
 from statmechlearn.cluster._polish import entropy_moves
 from statmechlearn.cluster._schedule import GeometricSchedule
-from statmechlearn.cluster._split_merge import entropy_split_merge
+from statmechlearn.cluster._split_merge import entropy_split_merge, entropy_total
 
 __all__ = ["HistogramClustering", "kl_critical_temperature"]
 
@@ -54,7 +56,18 @@ def _check_counts(X, name="X"):
 
     A row of zeros is an object without observations: its conditional is left at zero, so
     its KL cost to every cluster is 0 and no cluster is preferred (see :func:`_object_weights`).
+    A sparse ``X`` gives CSR conditionals (float64, as the dense ones always are).
     """
+    if sparse.issparse(X):
+        X = _count_tables.as_csr(X)
+        if not np.all(np.isfinite(X.data)):
+            raise ValueError(f"{name} must be finite (no NaN or inf)")
+        if np.any(X.data < 0):
+            raise ValueError(
+                f"Negative values in data passed to {name}: counts must be >= 0, "
+                f"smallest entry {X.data.min():g}"
+            )
+        return _count_tables.row_conditionals(X)
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-dimensional (objects x bins), got shape {X.shape}")
@@ -77,8 +90,9 @@ def _check_bins(n_bins, name="X"):
         )
 
 
-def _object_weights(totals, name="X"):
-    """Equal weights for the objects with counts, zero for rows of zeros.
+def _object_weights(totals, sample_weight=None, name="X"):
+    """Object weights summing to one: the sample weights of the objects with counts (equal
+    weights without them), zero for rows of zeros.
 
     An object without observations carries no evidence: it does not move the cluster
     histograms, and its assignment is the cluster prior (the mass-constrained Gibbs
@@ -86,7 +100,28 @@ def _object_weights(totals, name="X"):
     observed = totals > 0
     if not observed.any():
         raise ValueError(f"{name} has no counts: every row is zero")
-    return observed / observed.sum()
+    if sample_weight is None:
+        return observed / observed.sum()
+    weights = observed * sample_weight
+    if not np.any(weights > 0):
+        raise ValueError("sample_weight is zero on every row of X with counts: nothing to fit")
+    return weights / weights.sum()
+
+
+def _sample_weights(sample_weight, X):
+    """``sample_weight`` checked (finite, non-negative, one per row), or None."""
+    if sample_weight is None:
+        return None
+    sample_weight = _check_sample_weight(
+        sample_weight,
+        X,
+        dtype=np.float64,
+        ensure_non_negative=True,
+        allow_all_zero_weights=True,
+    )
+    if not np.any(sample_weight > 0):
+        raise ValueError("sample_weight must have a positive entry: all weights are zero")
+    return sample_weight
 
 
 def _least_cost(cost, totals, masses):
@@ -121,8 +156,9 @@ def _spread_counts(X, spreading, bin_shape=None):
 
     Parameters
     ----------
-    X : ndarray of shape (n, m)
-        Counts or histograms, one object per row.
+    X : ndarray or sparse matrix of shape (n, m)
+        Counts or histograms, one object per row (sparse rows stay sparse: the
+        passes are one sparse matrix product).
     spreading : float
         In ``[0, 1)``; 0 returns ``X`` itself.
     bin_shape : tuple of int, optional
@@ -130,11 +166,13 @@ def _spread_counts(X, spreading, bin_shape=None):
 
     Returns
     -------
-    ndarray of shape (n, m)
+    ndarray or CSR array of shape (n, m)
     """
     if spreading == 0:
         return X
     shape = (X.shape[1],) if bin_shape is None else tuple(bin_shape)
+    if sparse.issparse(X):
+        return sparse.csr_array(X @ _count_tables.spreading_matrix(shape, spreading))
     Y = X.reshape(X.shape[0], *shape)
     for axis in range(1, Y.ndim):
         Y = _spread_axis(Y, axis, 0.5 * spreading)
@@ -157,21 +195,74 @@ def _check_bin_shape(bin_shape, n_bins):
 
 
 def _neg_entropy_rows(cond):
+    if sparse.issparse(cond):
+        return _count_tables.neg_entropy_rows(cond)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(cond > 0, cond * np.log(cond), 0.0).sum(axis=1)
 
 
 def _kl_cost(cond, neg_h, q):
-    """``KL(cond[i] || q[nu])`` for all pairs, (n, K), in nats."""
+    """``KL(cond[i] || q[nu])`` for all pairs, (n, K), in nats (``cond`` dense or CSR: only
+    the nonzero ``p(j|i)`` enter the product)."""
+    q = np.asarray(q, dtype=np.float64)  # fitted float32 histograms: _TINY underflows there
     return neg_h[:, None] - cond @ np.log(np.maximum(q, _TINY)).T
+
+
+def _mix(W, cond):
+    """``W.T @ cond`` as a dense array, for ``cond`` dense or CSR (then a sparse product)."""
+    if sparse.issparse(cond):
+        return np.ascontiguousarray(np.asarray(cond.T @ W).T)
+    return W.T @ cond
 
 
 def _centroids(P, cond, weights):
     """Cluster histograms and masses from assignments ``P`` and object weights ``a_i``."""
     wP = P * weights[:, None]
     mass = wP.sum(axis=0)
-    q = (wP.T @ cond) / np.maximum(mass, _TINY)[:, None]
+    q = _mix(wP, cond) / np.maximum(mass, _TINY)[:, None]
     return q, mass
+
+
+def _dense_if_small(cond):
+    """A small sparse table as a dense array (the dense algorithms are then exact twins)."""
+    if sparse.issparse(cond) and _count_tables.is_small(cond):
+        return cond.toarray()
+    return cond
+
+
+def _entropy_moves(cond, weights, labels, n_clusters):
+    """Single-object moves for ``sum_i w_i KL(p_i || q_c(i))`` on dense or CSR rows."""
+    cond = _dense_if_small(cond)
+    moves = _count_tables.entropy_moves if sparse.issparse(cond) else entropy_moves
+    return moves(cond, weights, labels, n_clusters)
+
+
+def _entropy_total(cond, weights, labels, n_clusters):
+    """``sum_nu m_nu H(q_nu)`` of ``labels`` for rows ``cond`` weighted by ``weights``."""
+    if sparse.issparse(cond):
+        return _count_tables.entropy_total(
+            _count_tables.scale_rows(cond, weights), labels, n_clusters
+        )
+    return entropy_total(weights[:, None] * cond, labels, n_clusters)
+
+
+def _entropy_polish(cond, weights, labels, n_clusters):
+    """Single-object moves, then split-and-merge moves if every cluster is in use, for
+    ``sum_i w_i KL(p_i || q_c(i))``; returns (labels, number of labels changed).
+
+    A sparse table too large to densify (:data:`~._count_tables.DENSE_ENTRIES`) takes the
+    CSR twins of the moves, whose candidates cost only the bins of the moved row.
+    """
+    cond = _dense_if_small(cond)
+    moved, n_moves = _entropy_moves(cond, weights, labels, n_clusters)
+    if np.unique(moved).size == n_clusters:
+        split_merge = (
+            _count_tables.entropy_split_merge if sparse.issparse(cond) else entropy_split_merge
+        )
+        merged = split_merge(cond, weights, moved, n_clusters)
+        n_moves += int(np.count_nonzero(merged != moved))
+        moved = merged
+    return moved, n_moves
 
 
 def kl_critical_temperature(cond, weights):
@@ -180,8 +271,10 @@ def kl_critical_temperature(cond, weights):
 
     Parameters
     ----------
-    cond : ndarray of shape (n, m)
-        Object histograms ``p(j|i)``.
+    cond : ndarray or sparse matrix of shape (n, m)
+        Object histograms ``p(j|i)``. A sparse table too large to densify
+        (more than 2**22 entries) is handled as an operator (Lanczos iteration
+        for the largest eigenvalue), never as a dense array.
     weights : ndarray of shape (n,)
         Object weights, summing to one.
 
@@ -189,6 +282,9 @@ def kl_critical_temperature(cond, weights):
     -------
     float
     """
+    cond = _dense_if_small(cond)
+    if sparse.issparse(cond):
+        return _count_tables.critical_temperature(cond, weights)
     qbar = weights @ cond
     keep = qbar > 0
     u = cond[:, keep] / np.sqrt(qbar[keep])
@@ -262,7 +358,8 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         histograms positive where new objects have counts the training data
         lacked, but knows nothing of the bin order: it pulls every histogram
         toward the uniform one, and the cost stays invariant to a permutation
-        of the bins.
+        of the bins. It fills every bin, so a sparse ``X`` is converted to a
+        dense array when ``smoothing > 0``.
     spreading : float in [0, 1), default=0.0
         The notes' heuristic smoothing (§4.1): the fraction of every count
         moved to its neighbouring bins, half to each side along the bin order
@@ -287,6 +384,10 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         Relative size of the uneven sharing that tries to split a cluster in
         two at each temperature (> 0).
     random_state : None, int, RandomState or Generator, default=None
+    verbose : int, default=0
+        0 prints nothing; 1 prints a line per temperature (or per MAP
+        restart) and the final moves; 2 also each Lloyd step of the MAP
+        variant.
 
     Attributes
     ----------
@@ -294,20 +395,36 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
     cluster_histograms_ : ndarray of shape (n_found, n_bins)
         ``q(j|nu)``; ``n_found < n_clusters`` (with a ConvergenceWarning)
         when the annealing ends above the temperature of a further split.
+        In the float dtype of ``X`` (float32 stays float32; the fit itself
+        runs in float64).
     assignments_ : ndarray of shape (n_samples, n_found)
         ``P[i, nu]`` at the last temperature (one-hot for MAP).
     cluster_weights_ : ndarray of shape (n_found,)
         Cluster priors ``p_nu``: the objects' mean assignment (objects
-        without counts left out).
+        without counts left out; weighted by ``sample_weight``).
     cost_ : float
         ``(1/n) sum_i KL(p(.|i) || q(.|labels_[i]))`` in nats, over the ``n``
-        objects with counts.
+        objects with counts (the weighted mean with ``sample_weight``).
     critical_temperature_ : float
         Where the one-cluster solution becomes unstable.
     path_ : AssignmentPath or None
         Temperature, free energy and distinct clusters along the annealing.
     n_iter_ : int
         Total fixed-point iterations.
+
+    Notes
+    -----
+    With ``sample_weight`` the cost is the weighted mean
+    ``R = sum_i s_i KL(p(.|i) || q(.|c(i))) / sum_i s_i`` over the objects
+    with counts, and every average over objects (cluster histograms, priors)
+    is weighted the same way: an integer weight is the row repeated that many
+    times, a zero weight drops it.
+
+    A sparse ``X`` (CSR or CSC) is never densified, unless ``smoothing > 0``:
+    the KL cost of a row needs only its nonzero counts and the cluster
+    histograms are sparse-times-dense products. On a table of at most 2**22
+    entries the final moves run on a dense copy, so the fit is that of the
+    dense twin up to rounding; on a larger one they run on the sparse rows.
 
     Examples
     --------
@@ -338,6 +455,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
         "random_state": [*RANDOM_STATE],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -356,6 +474,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         tol=1e-7,
         noise=1e-3,
         random_state=None,
+        verbose=0,
     ):
         self.n_clusters = n_clusters
         self.method = method
@@ -370,40 +489,58 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         self.tol = tol
         self.noise = noise
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
-        return _positive_only_tags(super().__sklearn_tags__())
+        return _count_tags(super().__sklearn_tags__())
 
     def _histograms(self, X, reset):
-        X = validate_named(self, X, dtype=float, reset=reset, ensure_all_finite=True)
-        cond, totals = _check_counts(X + self.smoothing)
+        """The histograms of ``X`` (dense, or CSR for sparse ``X``), the row totals and the
+        float dtype of ``X``."""
+        X = validate_named(
+            self,
+            X,
+            accept_sparse=("csr", "csc"),
+            dtype=[np.float64, np.float32],
+            reset=reset,
+            ensure_all_finite=True,
+        )
+        dtype = X.dtype
+        if self.smoothing:  # the pseudo-count fills every bin
+            dense = X.toarray(order="C") if sparse.issparse(X) else X
+            X = dense.astype(np.float64) + self.smoothing
+        cond, totals = _check_counts(X)
         _check_bins(cond.shape[1])
         shape = _check_bin_shape(self.bin_shape, cond.shape[1])
-        return _spread_counts(cond, self.spreading, shape), totals
+        return _spread_counts(cond, self.spreading, shape), totals, dtype
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Cluster the histograms in ``X``.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_bins)
+        X : {array-like, sparse matrix} of shape (n_samples, n_bins)
             Non-negative counts over at least two bins. A row of zeros (an
             object without observations) does not move the cluster
-            histograms and is assigned by the cluster prior.
+            histograms and is assigned by the cluster prior. Sparse input
+            (CSR or CSC) stays sparse (see Notes).
         y : None
             Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each row in the cost (see Notes); None
+            weighs every row with counts equally.
 
         Returns
         -------
         self
         """
-        cond, totals = self._histograms(X, reset=True)
+        cond, totals, dtype = self._histograms(X, reset=True)
         n = cond.shape[0]
         if self.n_clusters > n:
             raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
         rng = check_random_state(self.random_state)
-        weights = _object_weights(totals)
+        weights = _object_weights(totals, _sample_weights(sample_weight, cond))
         model = _KLClustering(cond, weights, mass_constrained=True)
         self.critical_temperature_ = kl_critical_temperature(cond, weights)
         if self.method == "annealing":
@@ -424,6 +561,7 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
                 noise=self.noise,
                 max_iter=self.max_iter,
                 tol=self.tol,
+                callback=_temperature_report(self.verbose, model.free_energy),
             )
             self.path_ = path
             self.n_iter_ = int(sum(path.n_iter))
@@ -431,12 +569,10 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
         else:
             P, q, self.n_iter_ = self._map(cond, model, rng)
             self.path_ = None
-        self.assignments_ = P
-        self.cluster_histograms_ = q
         cost = _kl_cost(cond, model.neg_h, q)
-        self.cluster_weights_ = weights @ P
-        self.labels_ = (
-            _least_cost(cost, totals, self.cluster_weights_)
+        cluster_weights = weights @ P
+        labels = (
+            _least_cost(cost, totals, cluster_weights)
             if self.method == "map"
             else np.argmax(P, axis=1)
         )
@@ -445,37 +581,46 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
             # cost: single-object moves take the labels to one, and split-and-merge moves
             # exchange clusters no single move can; the assignments, histograms and priors
             # become those of the moved labels
-            moved, n_moves = entropy_moves(cond, weights, self.labels_, P.shape[1])
-            if np.unique(moved).size == P.shape[1]:
-                merged = entropy_split_merge(cond, weights, moved, P.shape[1])
-                n_moves += int(np.count_nonzero(merged != moved))
-                moved = merged
+            moved, n_moves = _entropy_polish(cond, weights, labels, P.shape[1])
             if n_moves:
                 P = (moved[:, None] == np.arange(P.shape[1])).astype(float)
                 q, _ = _centroids(P, cond, weights)
                 cost = _kl_cost(cond, model.neg_h, q)
-                self.assignments_, self.cluster_histograms_ = P, q
-                self.cluster_weights_ = weights @ P
-                self.labels_ = moved
+                cluster_weights = weights @ P
+                labels = moved
+            if self.verbose:
+                print(f"Final moves: {n_moves} objects moved.")
+        self.labels_ = labels
+        self.assignments_ = P.astype(dtype, copy=False)
+        self.cluster_histograms_ = q.astype(dtype, copy=False)
+        self.cluster_weights_ = cluster_weights.astype(dtype, copy=False)
         self.cost_ = float(weights @ cost[np.arange(n), self.labels_])
         self.temperature_ = float(self.min_temperature)
+        if self.verbose:
+            print(f"Fit complete: {_clusters(P.shape[1])}, cost {self.cost_:.8g} nats.")
         return self
 
     def _map(self, cond, model, rng):
         n, k = cond.shape[0], self.n_clusters
+        weights = model.weights
         best, total = None, 0
-        for _ in range(self.n_init):
+        for start in range(self.n_init):
             labels = rng.permutation(np.arange(n) % k)
-            for it in range(1, self.max_iter + 1):  # noqa: B007 - it is counted after the loop
+            for it in range(1, self.max_iter + 1):
                 P = np.eye(k)[labels]
-                q, mass = _centroids(P, cond, model.weights)
+                q, mass = _centroids(P, cond, weights)
                 empty = mass <= 0
                 if np.any(empty):  # re-seed an empty cluster with the worst-fitted object
                     cost = _kl_cost(cond, model.neg_h, q[~empty])
-                    worst = np.argsort(cost.min(axis=1))[::-1][: int(empty.sum())]
-                    q[empty] = cond[worst]
+                    # an object of zero weight is not data: it seeds no cluster
+                    fit = np.where(weights > 0, cost.min(axis=1), -np.inf)
+                    worst = np.argsort(fit)[::-1][: int(empty.sum())]
+                    q[empty] = cond[worst].toarray() if sparse.issparse(cond) else cond[worst]
                 cost = _kl_cost(cond, model.neg_h, q)
                 new = np.argmin(cost, axis=1)
+                if self.verbose > 1:
+                    value = float(weights @ cost[np.arange(n), labels])
+                    print(f"Iteration {it}, cost {value:.8g}.")
                 if np.array_equal(new, labels):
                     break
                 labels = new
@@ -483,19 +628,21 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
             if np.unique(labels).size == k:
                 # each restart ends at a local minimum of the hard cost under single moves,
                 # which a Lloyd step from its own centroids need not be
-                labels, n_moves = entropy_moves(cond, model.weights, labels, k)
+                labels, n_moves = _entropy_moves(cond, weights, labels, k)
                 if n_moves:
-                    q, _ = _centroids(np.eye(k)[labels], cond, model.weights)
+                    q, _ = _centroids(np.eye(k)[labels], cond, weights)
                     cost = _kl_cost(cond, model.neg_h, q)
-            value = float(np.mean(cost[np.arange(n), labels]))
+            value = float(weights @ cost[np.arange(n), labels])
+            if self.verbose:
+                print(f"Restart {start + 1} of {self.n_init}: {it} iterations, cost {value:.8g}.")
             if best is None or value < best[0]:
                 best = (value, np.eye(k)[labels], q)
         return best[1], best[2], total
 
     def _cost(self, X):
         check_is_fitted(self)
-        cond, totals = self._histograms(X, reset=False)
-        return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_histograms_), totals
+        cond, totals, dtype = self._histograms(X, reset=False)
+        return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_histograms_), totals, dtype
 
     def assignment_costs(self, X):
         """KL divergence of each count row's histogram to each cluster histogram.
@@ -505,13 +652,15 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_bins)
+        X : {array-like, sparse matrix} of shape (n_samples, n_bins)
 
         Returns
         -------
         ndarray of shape (n_samples, n_clusters)
+            In the float dtype of ``X``.
         """
-        return self._cost(X)[0]
+        cost, _, dtype = self._cost(X)
+        return cost.astype(dtype, copy=False)
 
     def predict(self, X):
         """Cluster of smallest KL divergence for each count row.
@@ -521,13 +670,13 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_bins)
+        X : {array-like, sparse matrix} of shape (n_samples, n_bins)
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
-        cost, totals = self._cost(X)
+        cost, totals, _ = self._cost(X)
         return _least_cost(cost, totals, self.cluster_weights_)
 
     def predict_proba(self, X):
@@ -535,13 +684,39 @@ class HistogramClustering(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_bins)
+        X : {array-like, sparse matrix} of shape (n_samples, n_bins)
 
         Returns
         -------
         ndarray of shape (n_samples, n_clusters)
+            In the float dtype of ``X``.
         """
-        return gibbs_assignments(self._cost(X)[0], self.temperature_)[0]
+        cost, _, dtype = self._cost(X)
+        return gibbs_assignments(cost, self.temperature_)[0].astype(dtype, copy=False)
+
+
+def _temperature_report(verbose, free_energy):
+    """The annealing callback that prints a line per temperature at ``verbose >= 1``."""
+    if not verbose:
+        return None
+
+    def report(k, T, P):
+        print(
+            f"Temperature {k + 1}, T={T:.6g}: {_clusters(P.shape[1])}, "
+            f"free energy {free_energy(P, T):.8g}."
+        )
+
+    return report
+
+
+def _clusters(k):
+    return f"{k} cluster" if k == 1 else f"{k} clusters"
+
+
+def _count_tags(tags):
+    """Tags of the count clusterers: non-negative input, sparse tables taken as they are."""
+    tags.input_tags.sparse = True
+    return _positive_only_tags(tags)
 
 
 def _positive_only_tags(tags):

@@ -22,6 +22,7 @@ import numbers
 from typing import ClassVar
 
 import numpy as np
+from scipy import sparse
 from scipy.optimize import minimize
 from scipy.special import ndtr
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
@@ -30,14 +31,18 @@ from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import RANDOM_STATE, check_array_finite, validate_named
+from statmechlearn.cluster import _count_tables
 from statmechlearn.cluster._distributional import (
     _check_bins,
     _check_counts,
+    _clusters,
+    _count_tags,
     _kl_cost,
     _least_cost,
+    _mix,
     _neg_entropy_rows,
     _object_weights,
-    _positive_only_tags,
+    _sample_weights,
     kl_critical_temperature,
 )
 from statmechlearn.cluster._maxent import (
@@ -198,25 +203,47 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         each temperature.
     noise : float, default=1e-3
     random_state : None, int, RandomState or Generator, default=None
+    verbose : int, default=0
+        0 prints nothing; 1 prints a line per temperature (clusters, free
+        energy, prototype likelihood).
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
     assignments_ : ndarray of shape (n_samples, n_found)
     cluster_distributions_ : ndarray of shape (n_found, n_bins)
-        ``q(j | nu)``.
+        ``q(j | nu)``. ``assignments_``, ``cluster_distributions_``,
+        ``mixture_weights_`` and ``cluster_weights_`` are in the float dtype
+        of ``X`` (float32 stays float32; the fit runs in float64); the
+        prototypes live on the bin axis, in float64.
     mixture_weights_ : ndarray of shape (n_found, n_prototypes)
         ``p(alpha | nu)``.
     prototype_means_, prototype_widths_ : ndarray of shape (n_prototypes,)
     bin_edges_ : ndarray of shape (n_bins + 1,)
     cluster_weights_ : ndarray of shape (n_found,)
         Cluster priors ``p_nu``: the objects' mean assignment (objects
-        without counts left out).
+        without counts left out; weighted by ``sample_weight``).
     cost_ : float
         Mean KL divergence (nats) of the objects with counts to their
-        clusters.
+        clusters (the weighted mean with ``sample_weight``).
     path_ : AssignmentPath
     n_iter_ : int
+
+    Notes
+    -----
+    With ``sample_weight`` every average over objects is weighted: the cost
+    is ``sum_i s_i KL(p(.|i) || q(.|c(i))) / sum_i s_i`` over the objects
+    with counts, and the expected bin counts that the mixture weights and
+    prototypes are fitted to are weighted sums of the rows. An integer weight
+    is the row repeated that many times, a zero weight drops it.
+
+    A sparse ``X`` (CSR or CSC) of more than 2**22 entries is never
+    densified: the KL cost of a row needs only its nonzero counts, and the
+    expected bin counts are sparse-times-dense products. A smaller one is
+    converted to a dense array, so that its fit is its dense twin's: the
+    prototype steps (quasi-Newton on finite-difference gradients) turn the
+    rounding of another summation order into differences of about 1e-4 in
+    the fitted distributions.
 
     Examples
     --------
@@ -250,6 +277,7 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         "prototype_iter": [Interval(numbers.Integral, 0, None, closed="left")],
         "noise": [Interval(numbers.Real, 0, None, closed="neither")],
         "random_state": [*RANDOM_STATE],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -268,6 +296,7 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         prototype_iter=10,
         noise=1e-3,
         random_state=None,
+        verbose=0,
     ):
         self.n_clusters = n_clusters
         self.n_prototypes = n_prototypes
@@ -282,9 +311,10 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         self.prototype_iter = prototype_iter
         self.noise = noise
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
-        return _positive_only_tags(super().__sklearn_tags__())
+        return _count_tags(super().__sklearn_tags__())
 
     def _edges(self, m):
         if self.bin_edges is None:
@@ -299,23 +329,33 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         return edges
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Cluster the histograms (rows of counts over ordered bins) in ``X``.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_bins)
+        X : {array-like, sparse matrix} of shape (n_samples, n_bins)
             Non-negative counts over at least two bins. A row of zeros (an
             object without observations) does not move the cluster
-            distributions and is assigned by the cluster prior.
+            distributions and is assigned by the cluster prior. Sparse input
+            (CSR or CSC) stays sparse.
         y : None
             Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each row (see Notes); None weighs every
+            row with counts equally.
 
         Returns
         -------
         self
         """
-        X = validate_named(self, X, dtype=float, ensure_min_samples=2)
+        X = self._validate(X, reset=True, ensure_min_samples=2)
+        dtype = X.dtype
+        if sparse.issparse(X) and _count_tables.is_small(X):
+            # the prototype steps (quasi-Newton on finite differences) turn the rounding of
+            # another summation order into differences of 1e-4: a small table is fitted as
+            # its dense twin
+            X = X.toarray(order="C")
         cond, totals = _check_counts(X)
         n, m = cond.shape
         _check_bins(m)
@@ -323,10 +363,10 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
             raise ValueError(f"n_clusters={self.n_clusters} must be <= n_samples={n}")
         edges = self._edges(m)
         rng = check_random_state(self.random_state)
-        weights = _object_weights(totals)
+        weights = _object_weights(totals, _sample_weights(sample_weight, X))
         s = self.n_prototypes
         # Prototypes start at quantiles of the pooled histogram, one bin-spread wide.
-        pooled = np.cumsum(weights @ cond)
+        pooled = np.cumsum(_mix(weights, cond))
         centres = 0.5 * (edges[1:] + edges[:-1])
         means = np.interp((np.arange(s) + 0.5) / s, pooled / pooled[-1], centres)
         width = (edges[-1] - edges[0]) / (2.0 * s)
@@ -341,9 +381,14 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
             self.em_steps,
         )
 
-        def refit_prototypes(_, T, P):
+        def refit_prototypes(k, T, P):
             if self.prototype_iter:
                 model.update_prototypes(P, self.prototype_iter)
+            if self.verbose:
+                print(
+                    f"Temperature {k + 1}, T={T:.6g}: {_clusters(P.shape[1])}, "
+                    f"free energy {model.free_energy(P, T):.8g}."
+                )
 
         t_start = (
             max(2.0 * kl_critical_temperature(cond, weights), 2.0 * self.min_temperature)
@@ -367,37 +412,50 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
         h, _ = model.field(P)
         q, _ = model.distributions(P)
         self.bin_edges_ = edges
-        self.assignments_ = P
+        self.assignments_ = P.astype(dtype, copy=False)
         self.labels_ = np.argmax(P, axis=1)
-        self.cluster_weights_ = weights @ P
-        self.cluster_distributions_ = q
-        self.mixture_weights_ = model.A.T.copy()
+        self.cluster_weights_ = (weights @ P).astype(dtype, copy=False)
+        self.cluster_distributions_ = q.astype(dtype, copy=False)
+        self.mixture_weights_ = model.A.T.astype(dtype)
         self.prototype_means_ = model.means.copy()
         self.prototype_widths_ = model.widths.copy()
         self.cost_ = float(weights @ h[np.arange(n), self.labels_])
         self.temperature_ = float(path.temperature[-1])
         self.path_ = path
         self.n_iter_ = int(sum(path.n_iter))
+        if self.verbose:
+            print(f"Fit complete: {_clusters(P.shape[1])}, cost {self.cost_:.8g} nats.")
         return self
+
+    def _validate(self, X, reset, **kwargs):
+        return validate_named(
+            self,
+            X,
+            accept_sparse=("csr", "csc"),
+            dtype=[np.float64, np.float32],
+            reset=reset,
+            **kwargs,
+        )
 
     def _cost(self, X):
         check_is_fitted(self)
-        X = validate_named(self, X, dtype=float, reset=False)
+        X = self._validate(X, reset=False)
         cond, totals = _check_counts(X)
-        return _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_distributions_), totals
+        cost = _kl_cost(cond, _neg_entropy_rows(cond), self.cluster_distributions_)
+        return cost, totals, X.dtype
 
     def predict(self, X):
         """Cluster of least KL divergence for new histograms.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_bins)
+        X : {array-like, sparse matrix} of shape (n_samples, n_bins)
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
-        cost, totals = self._cost(X)
+        cost, totals, _ = self._cost(X)
         return _least_cost(cost, totals, self.cluster_weights_)
 
     def predict_proba(self, X):
@@ -405,12 +463,13 @@ class ParametricDistributionalClustering(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_bins)
+        X : {array-like, sparse matrix} of shape (n_samples, n_bins)
 
         Returns
         -------
         ndarray of shape (n_samples, n_found)
+            In the float dtype of ``X``.
         """
-        cost, _ = self._cost(X)
-        log_w = np.log(np.maximum(self.cluster_weights_, _TINY))
-        return gibbs_assignments(cost, self.temperature_, log_w)[0]
+        cost, _, dtype = self._cost(X)
+        log_w = np.log(np.maximum(self.cluster_weights_.astype(np.float64), _TINY))
+        return gibbs_assignments(cost, self.temperature_, log_w)[0].astype(dtype, copy=False)
