@@ -1,6 +1,5 @@
 """Clustering by sampling the Gibbs distribution of the k-means cost (lecture notes §3.2)."""
 
-import time
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -15,8 +14,7 @@ from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import RANDOM_STATE, validate_named
 from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._inputs import dense_float64, effective_weights, proba_width_tags
-from statmechlearn.inference import KMeansCost
-from statmechlearn.inference._sampling import _sweep, sampling_result
+from statmechlearn.inference import KMeansCost, sample_assignments
 
 __all__ = ["GibbsSamplerClustering"]
 
@@ -296,35 +294,17 @@ class GibbsSamplerClustering(ClusterMixin, BaseEstimator):
         return self
 
     def _sample(self, cost, init, rng):
-        """:func:`~statmechlearn.inference.sample_assignments` from the chains' starts
-        ``init`` (the same draws, sweeps and tallies), reporting every tenth of the
-        sweeps when verbose."""
-        T, n_chains, n_sweeps = float(self.temperature), self.n_chains, self.n_sweeps
-        burn_in = n_sweeps // 4 if self.burn_in is None else self.burn_in
-        state = cost.init_state(init)
-        n, k = cost.n_sites, cost.n_states
-        counts = np.zeros((n_chains, n, k))
-        energies = np.empty((n_chains, n_sweeps))
-        changed = np.zeros(n_chains)
-        every = max(1, n_sweeps // 10)
-        start = time.perf_counter()
-        for t in range(n_sweeps):
-            moved = _sweep(cost, state, T, rng.random((n_chains, n, 2)), self.method, True)
-            L = cost.labels(state)
-            energies[:, t] = cost.energy(L)
-            if t >= burn_in:
-                for s in range(k):
-                    counts[:, :, s] += L == s
-                changed += moved
-            if self.verbose and ((t + 1) % every == 0 or t + 1 == n_sweeps):
-                print(
-                    f"Sweep {t + 1}/{n_sweeps}: mean cost {energies[:, t].mean():.6g}, "
-                    f"{np.sum(moved) / (n_chains * n):.3g} of the sites moved"
-                    + (" (burn-in)." if t < burn_in else ".")
-                )
-        seconds = time.perf_counter() - start
-        return sampling_result(
-            energies, counts, changed, cost.labels(state).copy(), burn_in, T, seconds
+        """:func:`~statmechlearn.inference.sample_assignments` from the chains' starts."""
+        return sample_assignments(
+            cost,
+            self.temperature,
+            n_chains=self.n_chains,
+            n_sweeps=self.n_sweeps,
+            burn_in=self.burn_in,
+            method=self.method,
+            init=init,
+            random_state=rng,
+            verbose=self.verbose,
         )
 
     def predict_proba(self, X):

@@ -190,6 +190,7 @@ def sample_assignments(
     random_state=None,
     compiled=True,
     progress=False,
+    verbose=0,
 ):
     """Sample ``p(c) ∝ exp(-R(c)/T)`` by single-site Metropolis or heat-bath sweeps.
 
@@ -214,6 +215,9 @@ def sample_assignments(
         Use the numba kernel of the cost when it has one.
     progress : bool, default=False
         Show a tqdm bar over sweeps.
+    verbose : int, default=0
+        Above 0, print the chains' mean cost and the fraction of sites moved
+        after every tenth of the sweeps.
 
     Returns
     -------
@@ -246,6 +250,7 @@ def sample_assignments(
         tqdm = import_optional("tqdm.auto", purpose="progress=True").tqdm
 
         iterator = tqdm(iterator, desc=f"{method} T={T:.3g}", unit="sweep")
+    every = max(1, n_sweeps // 10)
     start = time.perf_counter()
     for t in iterator:
         moved = _sweep(cost, state, T, rng.random((n_chains, n, 2)), method, compiled)
@@ -255,6 +260,12 @@ def sample_assignments(
             for s in range(k):
                 counts[:, :, s] += L == s
             changed += moved
+        if verbose and ((t + 1) % every == 0 or t + 1 == n_sweeps):
+            print(
+                f"Sweep {t + 1}/{n_sweeps}: mean cost {energies[:, t].mean():.6g}, "
+                f"{np.sum(moved) / (n_chains * n):.3g} of the sites moved"
+                + (" (burn-in)." if t < burn_in else ".")
+            )
     seconds = time.perf_counter() - start
     return sampling_result(
         energies, counts, changed, cost.labels(state).copy(), burn_in, T, seconds
