@@ -6,13 +6,17 @@ sections under a header that says on what machine, with which versions and
 when they were measured. No number on the page is typed by hand.
 
 Run: ``python benchmarks/run.py [--out docs/benchmarks.md] [NAME ...]`` where
-NAME selects scripts by substring (all by default).
+NAME selects scripts by substring (all by default). With NAMEs and an existing
+page, only the selected scripts' sections are replaced (or added): the other
+sections and the header stay, and the header's date line says what was rerun
+when.
 """
 
 import argparse
 import datetime
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -21,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _bench import all_threads, progress, table, version
 
-__all__ = ["main"]
+__all__ = ["main", "splice"]
 
 HERE = Path(__file__).parent
 CORE = ("statmechlearn", "numpy", "scipy", "scikit-learn", "numba", "threadpoolctl")
@@ -79,6 +83,32 @@ def header(argv, wall):
     )
 
 
+_SECTION = re.compile(r"^## .*\(`benchmarks/(bench_\w+)\.py`\)")
+
+
+def _split(page):
+    """A written page as (its header, {script stem: its section}) in page order."""
+    parts = re.split(r"(?m)^(?=## )", page)
+    sections = {}
+    for part in parts[1:]:
+        found = _SECTION.match(part)
+        if found is None:
+            raise ValueError(f"a section of the page names no script: {part.splitlines()[0]!r}")
+        sections[found.group(1)] = part.strip()
+    return parts[0].strip(), sections
+
+
+def splice(page, new, note):
+    """``page`` with the sections in ``new`` ({stem: section}) replaced or added.
+
+    The sections stay in the scripts' order; ``note`` is appended to the header's
+    date line."""
+    header, sections = _split(page)
+    sections = dict(sorted((sections | new).items()))
+    header = re.sub(r"(?m)^(- \*\*When:\*\* .*)$", lambda m: f"{m.group(1)}; {note}", header)
+    return header + "\n\n" + "\n\n".join(sections.values()) + "\n"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="substrings selecting bench_*.py scripts")
@@ -88,7 +118,7 @@ def main(argv=None):
     if args.names:
         scripts = [s for s in scripts if any(n in s.stem for n in args.names)]
     start = time.perf_counter()
-    sections = []
+    sections = {}
     for script in scripts:
         progress(f"{script.name} …")
         t0 = time.perf_counter()
@@ -97,13 +127,20 @@ def main(argv=None):
         )
         if done.returncode != 0:
             raise SystemExit(f"{script.name} failed with exit status {done.returncode}")
-        sections.append(done.stdout.strip())
+        sections[script.stem] = done.stdout.strip()
         progress(f"{script.name} done in {time.perf_counter() - t0:.0f} s")
-    page = header(
-        ["python", "benchmarks/run.py", *(sys.argv[1:] if argv is None else argv)],
-        time.perf_counter() - start,
-    )
-    Path(args.out).write_text(page + "\n\n" + "\n\n".join(sections) + "\n")
+    command = ["python", "benchmarks/run.py", *(sys.argv[1:] if argv is None else argv)]
+    wall = time.perf_counter() - start
+    out = Path(args.out)
+    if args.names and out.exists():
+        note = (
+            f"{', '.join(f'`{stem}`' for stem in sections)} rerun on "
+            f"{datetime.date.today().isoformat()} (`{' '.join(command)}`, {wall / 60:.1f} min)"
+        )
+        out.write_text(splice(out.read_text(), sections, note))
+    else:
+        page = header(command, wall)
+        out.write_text(page + "\n\n" + "\n\n".join(sections.values()) + "\n")
     progress(f"wrote {args.out}")
 
 

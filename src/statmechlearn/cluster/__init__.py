@@ -51,42 +51,49 @@ gibbs_fixed_point
     runs, with optional SQUAREM extrapolation.
 """
 
-from statmechlearn.cluster._annealing import AnnealingPath, DeterministicAnnealing
-from statmechlearn.cluster._bottleneck import (
-    InformationBottleneck,
-    RateDistortionCurve,
-    rate_distortion,
-)
-from statmechlearn.cluster._distributional import HistogramClustering
-from statmechlearn.cluster._entropy_constrained import EntropyConstrainedClustering
-from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_pass
-from statmechlearn.cluster._kohonen import (
-    KohonenSOM,
-    quantization_error,
-    topographic_error,
-)
-from statmechlearn.cluster._mixture import EqualWidthMixture, two_centre_fixed_points
-from statmechlearn.cluster._pairwise import (
-    ConstantShiftEmbedding,
-    PairwiseClustering,
-    pairwise_cost,
-)
-from statmechlearn.cluster._parametric import (
-    ParametricDistributionalClustering,
-    rectified_gaussian_bins,
-)
-from statmechlearn.cluster._quadratic import (
-    CorrelationClustering,
-    LeastAngleClustering,
-    least_angle_cost,
-)
-from statmechlearn.cluster._sampler import GibbsSamplerClustering
-from statmechlearn.cluster._smooth_kmeans import SmoothKMeans
-from statmechlearn.cluster._topographic import (
-    TopologicalVQ,
-    grid_transmission,
-    topographic_critical_temperature,
-)
+from typing import TYPE_CHECKING
+
+from statmechlearn._core.lazy import attach
+
+# Imported on first use (see statmechlearn._core.lazy): importing the package imports
+# none of its estimators, and importing one imports only what it needs.
+if TYPE_CHECKING:
+    from statmechlearn.cluster._annealing import AnnealingPath, DeterministicAnnealing
+    from statmechlearn.cluster._bottleneck import (
+        InformationBottleneck,
+        RateDistortionCurve,
+        rate_distortion,
+    )
+    from statmechlearn.cluster._distributional import HistogramClustering
+    from statmechlearn.cluster._entropy_constrained import EntropyConstrainedClustering
+    from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_pass
+    from statmechlearn.cluster._kohonen import (
+        KohonenSOM,
+        quantization_error,
+        topographic_error,
+    )
+    from statmechlearn.cluster._mixture import EqualWidthMixture, two_centre_fixed_points
+    from statmechlearn.cluster._pairwise import (
+        ConstantShiftEmbedding,
+        PairwiseClustering,
+        pairwise_cost,
+    )
+    from statmechlearn.cluster._parametric import (
+        ParametricDistributionalClustering,
+        rectified_gaussian_bins,
+    )
+    from statmechlearn.cluster._quadratic import (
+        CorrelationClustering,
+        LeastAngleClustering,
+        least_angle_cost,
+    )
+    from statmechlearn.cluster._sampler import GibbsSamplerClustering
+    from statmechlearn.cluster._smooth_kmeans import SmoothKMeans
+    from statmechlearn.cluster._topographic import (
+        TopologicalVQ,
+        grid_transmission,
+        topographic_critical_temperature,
+    )
 
 __all__ = [
     "AnnealingPath",
@@ -117,3 +124,5 @@ __all__ = [
     "topographic_error",
     "two_centre_fixed_points",
 ]
+
+__getattr__, __dir__ = attach(__name__, __file__)

@@ -10,9 +10,12 @@ when the run is interrupted, so a repeated run computes only what is missing.
 An experiment whose required packages are missing is not run and says why.
 """
 
+import hashlib
+import importlib
 import json
 import math
 import os
+import sys
 import threading
 import time
 import traceback
@@ -25,7 +28,7 @@ import xarray as xr
 from statmechlearn._core.rng import cell_generator
 from statmechlearn._core.validation import check_int
 from statmechlearn.experiments._checks import MODES
-from statmechlearn.experiments._fingerprint import library_versions, peer_versions
+from statmechlearn.experiments._fingerprint import cell_code, library_versions, peer_versions
 from statmechlearn.experiments._progress import progress_reporter
 from statmechlearn.experiments._provenance import run_provenance
 from statmechlearn.experiments._store import (
@@ -45,6 +48,7 @@ __all__ = [
     "missing_requirements",
     "run_experiment",
     "run_experiments",
+    "warm_worker",
 ]
 
 
@@ -199,6 +203,89 @@ def _execute_cell(task):
     return kind, index, {k: np.asarray(v, dtype=float) for k, v in out.items()}, wall, cpu
 
 
+#: ``(modules, seconds)`` of each warm-up run in this process (a dask worker's; tests read it)
+_WARM_UPS = []
+
+
+def warm_worker(modules):
+    """Prepare a dask worker, once, for the cells whose functions live in ``modules``.
+
+    Imports them (the estimators the cells import inside their bodies, and numba
+    with them) and loads their kernels' compiled specialisations from numba's cache
+    (which local workers share) before the worker's first task, so that no cell pays
+    for them.
+
+    Parameters
+    ----------
+    modules : sequence of str
+    """
+    start = time.perf_counter()
+    imported = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            # the key's walk reaches code a cell may never run (an optional peer's module):
+            # a cell that needs it fails with its own message
+            continue
+        imported.append(name)
+    _load_cached_kernels(imported)
+    _WARM_UPS.append((tuple(modules), time.perf_counter() - start))
+
+
+def _load_cached_kernels(modules):
+    """Load every specialisation numba's cache holds for the kernels of ``modules``.
+
+    What a worker's first cell would otherwise load at its first calls (a few tenths of
+    a second), so that the cell's stored time is its own. Only entries compiled for
+    this source and this machine are loaded, none is compiled; numba keeps its cache
+    index private, so any failure leaves the kernel to load at its first call.
+
+    Returns
+    -------
+    int
+        Specialisations loaded.
+    """
+    from numba.core.dispatcher import Dispatcher
+
+    loaded = 0
+    for name in modules:
+        for kernel in list(vars(sys.modules[name]).values()):
+            if not isinstance(kernel, Dispatcher):
+                continue
+            try:
+                cache, codegen = kernel._cache, kernel.targetctx.codegen()
+                stored = cache._cache_file._load_index()
+                for signature, *_ in list(stored):
+                    if signature in kernel.overloads:
+                        continue
+                    if cache._index_key(signature, codegen) in stored:
+                        kernel.compile(signature)
+                        loaded += 1
+            except Exception:  # an optimisation: the first call loads it anyway
+                continue
+    return loaded
+
+
+def _cell_modules(tasks):
+    """Modules the tasks' cell functions live in and reach, that a worker can import.
+
+    The cell functions import the estimators inside their bodies; the modules they
+    reach are those the result key covers (already walked for the key, so cached).
+    """
+    try:
+        from cloudpickle import list_registry_pickle_by_value
+    except ImportError:  # pragma: no cover - distributed depends on cloudpickle
+        by_value = set()
+    else:
+        by_value = list_registry_pickle_by_value()
+    functions = list({id(task[1]): task[1] for task in tasks}.values())
+    names = {getattr(fn, "__module__", None) for fn in functions}
+    names |= {key.split(":", 1)[1] for key in cell_code(functions) if key.startswith("module:")}
+    # a --module file's functions travel by value: the workers cannot import it by name
+    return tuple(sorted(n for n in names if n and n != "__main__" and n not in by_value))
+
+
 def _missing_tasks(spec, mode, ds):
     settings = dict(spec.settings[mode])
     shape = spec.grid_shape()
@@ -303,6 +390,17 @@ class _DaskExecutor:
     def imap_unordered(self, fn, tasks):
         from distributed import as_completed
 
+        from statmechlearn.experiments._worker_plugin import WarmUp
+
+        tasks = list(tasks)
+        modules = _cell_modules(tasks)
+        if modules:
+            # once per worker, those that join later (a restarted one) included; registering
+            # the same modules again under the same name does nothing
+            name = hashlib.sha256("\n".join(modules).encode()).hexdigest()[:16]
+            self.client.register_plugin(
+                WarmUp(warm_worker, modules), name=f"statmechlearn-warm-{name}"
+            )
         futures = self.client.map(fn, tasks, pure=False)
         try:
             for future in as_completed(futures):

@@ -43,46 +43,53 @@ IsingDenoiser, ising_cost, field_from_flip_probability
     Binary de-noising by mean field, Gibbs sampling or ICM.
 """
 
-from statmechlearn.inference._costs import (
-    KMeansCost,
-    PairwiseMRFCost,
-    graph_coloring,
-    grid_graph,
-)
-from statmechlearn.inference._diagnostics import (
-    effective_sample_size,
-    integrated_autocorrelation_time,
-    r_hat,
-)
-from statmechlearn.inference._ising import (
-    IsingDenoiser,
-    field_from_flip_probability,
-    ising_cost,
-)
-from statmechlearn.inference._mean_field import (
-    MeanFieldResult,
-    iterated_conditional_modes,
-    mean_field,
-    mean_field_annealing,
-    variational_free_energy,
-)
-from statmechlearn.inference._metropolis import MetropolisResult, metropolis_hastings
-from statmechlearn.inference._sampling import (
-    CoolingSchedule,
-    ExactGibbs,
-    SamplingResult,
-    SimulatedAnnealingResult,
-    exact_gibbs,
-    factorial_log_partition,
-    sample_assignments,
-    simulated_annealing,
-    sweep,
-    thermodynamic_free_energy,
-)
-from statmechlearn.inference._structured_mean_field import (
-    StructuredMeanFieldResult,
-    structured_mean_field,
-)
+from typing import TYPE_CHECKING
+
+from statmechlearn._core.lazy import attach
+
+# Imported on first use (see statmechlearn._core.lazy): importing the package imports
+# none of its estimators, and importing one imports only what it needs.
+if TYPE_CHECKING:
+    from statmechlearn.inference._costs import (
+        KMeansCost,
+        PairwiseMRFCost,
+        graph_coloring,
+        grid_graph,
+    )
+    from statmechlearn.inference._diagnostics import (
+        effective_sample_size,
+        integrated_autocorrelation_time,
+        r_hat,
+    )
+    from statmechlearn.inference._ising import (
+        IsingDenoiser,
+        field_from_flip_probability,
+        ising_cost,
+    )
+    from statmechlearn.inference._mean_field import (
+        MeanFieldResult,
+        iterated_conditional_modes,
+        mean_field,
+        mean_field_annealing,
+        variational_free_energy,
+    )
+    from statmechlearn.inference._metropolis import MetropolisResult, metropolis_hastings
+    from statmechlearn.inference._sampling import (
+        CoolingSchedule,
+        ExactGibbs,
+        SamplingResult,
+        SimulatedAnnealingResult,
+        exact_gibbs,
+        factorial_log_partition,
+        sample_assignments,
+        simulated_annealing,
+        sweep,
+        thermodynamic_free_energy,
+    )
+    from statmechlearn.inference._structured_mean_field import (
+        StructuredMeanFieldResult,
+        structured_mean_field,
+    )
 
 __all__ = [
     "CoolingSchedule",
@@ -115,3 +122,5 @@ __all__ = [
     "thermodynamic_free_energy",
     "variational_free_energy",
 ]
+
+__getattr__, __dir__ = attach(__name__, __file__)

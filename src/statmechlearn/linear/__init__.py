@@ -15,24 +15,31 @@ the naive reference :func:`sparse_bayes_bp`, and
 :class:`SmoothedStepActivation` (the output channel ``f``).
 """
 
-from statmechlearn.linear._outliers import HebbClassifier, OutlierRobustClassifier
-from statmechlearn.linear._rvm import RVMClassifier
-from statmechlearn.linear._selection_em import (
-    EMResult,
-    hard_selection_em,
-    hard_selection_energy,
-    hebb_vector,
-    soft_selection_em,
-)
-from statmechlearn.linear._sparse_bayes import (
-    PAPER_C_GRID,
-    PAPER_KAPPA_GRID,
-    SparseBayesClassifier,
-    SparseBayesClassifierCV,
-    sphere_rows,
-)
-from statmechlearn.linear._sparse_bayes_mp import sparse_bayes_amp, sparse_bayes_bp
-from statmechlearn.theory.sparse_bayes import SmoothedStepActivation
+from typing import TYPE_CHECKING
+
+from statmechlearn._core.lazy import attach
+
+# Imported on first use (see statmechlearn._core.lazy): importing the package imports
+# none of its estimators, and importing one imports only what it needs.
+if TYPE_CHECKING:
+    from statmechlearn.linear._outliers import HebbClassifier, OutlierRobustClassifier
+    from statmechlearn.linear._rvm import RVMClassifier
+    from statmechlearn.linear._selection_em import (
+        EMResult,
+        hard_selection_em,
+        hard_selection_energy,
+        hebb_vector,
+        soft_selection_em,
+    )
+    from statmechlearn.linear._sparse_bayes import (
+        PAPER_C_GRID,
+        PAPER_KAPPA_GRID,
+        SparseBayesClassifier,
+        sphere_rows,
+    )
+    from statmechlearn.linear._sparse_bayes_cv import SparseBayesClassifierCV
+    from statmechlearn.linear._sparse_bayes_mp import sparse_bayes_amp, sparse_bayes_bp
+    from statmechlearn.theory.sparse_bayes import SmoothedStepActivation
 
 __all__ = [
     "PAPER_C_GRID",
@@ -52,3 +59,5 @@ __all__ = [
     "sparse_bayes_bp",
     "sphere_rows",
 ]
+
+__getattr__, __dir__ = attach(__name__, __file__)

@@ -34,37 +34,44 @@ maximum_entropy
     form, multipliers from the convex dual by Newton's method).
 """
 
-from statmechlearn._core.information import (
-    conditional_entropy,
-    cross_entropy,
-    entropy,
-    kl_divergence,
-    mutual_information,
-)
-from statmechlearn.model_selection._agreement import (
-    AnnealedAgreementResult,
-    PosteriorAgreementResult,
-    agreement_capacity,
-    posterior_agreement,
-    posterior_agreement_path,
-)
-from statmechlearn.model_selection._capacity import ChannelCapacity, channel_capacity
-from statmechlearn.model_selection._criteria import bic, log_likelihood, mdl, n_parameters
-from statmechlearn.model_selection._gap import GAP_RULES, GapResult, choose_gap_k, gap_statistic
-from statmechlearn.model_selection._information import TypicalSet, is_typical, typical_set
-from statmechlearn.model_selection._maxent import MaxEntDistribution, maximum_entropy
-from statmechlearn.model_selection._protocol import ProtocolResult, simulate_protocol
-from statmechlearn.model_selection._select import (
-    METHODS,
-    SelectionResult,
-    information_criterion_curve,
-    select_n_clusters,
-)
-from statmechlearn.model_selection._stability import (
-    StabilityResult,
-    random_label_disagreement,
-    stability,
-)
+from typing import TYPE_CHECKING
+
+from statmechlearn._core.lazy import attach
+
+# Imported on first use (see statmechlearn._core.lazy): importing the package imports
+# none of its estimators, and importing one imports only what it needs.
+if TYPE_CHECKING:
+    from statmechlearn._core.information import (
+        conditional_entropy,
+        cross_entropy,
+        entropy,
+        kl_divergence,
+        mutual_information,
+    )
+    from statmechlearn.model_selection._agreement import (
+        AnnealedAgreementResult,
+        PosteriorAgreementResult,
+        agreement_capacity,
+        posterior_agreement,
+        posterior_agreement_path,
+    )
+    from statmechlearn.model_selection._capacity import ChannelCapacity, channel_capacity
+    from statmechlearn.model_selection._criteria import bic, log_likelihood, mdl, n_parameters
+    from statmechlearn.model_selection._gap import GAP_RULES, GapResult, choose_gap_k, gap_statistic
+    from statmechlearn.model_selection._information import TypicalSet, is_typical, typical_set
+    from statmechlearn.model_selection._maxent import MaxEntDistribution, maximum_entropy
+    from statmechlearn.model_selection._protocol import ProtocolResult, simulate_protocol
+    from statmechlearn.model_selection._select import (
+        METHODS,
+        SelectionResult,
+        information_criterion_curve,
+        select_n_clusters,
+    )
+    from statmechlearn.model_selection._stability import (
+        StabilityResult,
+        random_label_disagreement,
+        stability,
+    )
 
 __all__ = [
     "GAP_RULES",
@@ -102,3 +109,5 @@ __all__ = [
     "stability",
     "typical_set",
 ]
+
+__getattr__, __dir__ = attach(__name__, __file__)
