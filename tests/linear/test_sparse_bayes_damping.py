@@ -79,7 +79,7 @@ def test_float_damping_still_runs_the_fixed_damping_kernel():
     _, X, y = _teacher(200, 200, 3)
     clf = SparseBayesClassifier(damping=0.5, preprocessing=None).fit(X, y)
     out = sparse_bayes_amp(X, y, 0.1, _make_activation("step", 0.1), max_iter=500, damping=0.5)
-    np.testing.assert_array_equal(clf.coef_, out["m"])
+    np.testing.assert_array_equal(clf.coef_posterior_mean_, out["m"])
     assert clf.n_iter_ == out["n_iter"]
 
 
@@ -233,3 +233,27 @@ def test_other_channels_and_a_failed_newton_run_the_numpy_iteration(monkeypatch)
     act = SmoothedStepActivation(0.05)
     ref = adaptive_amp_numpy(F, 0.1, act, max_iter=100)
     np.testing.assert_array_equal(adaptive_amp(F, 0.1, act, max_iter=100)["m"], ref["m"])
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 3), (42, 2000), (300, 40)])
+def test_compiled_blas_products_are_numbas_bit_for_bit(shape):
+    """The iteration's direct BLAS calls make numba's own '@' and np.dot products."""
+    from numba import njit
+
+    from statmechlearn.linear._sparse_bayes_kernels import _dot, _matvec
+
+    @njit
+    def reference(F, x, w):
+        return F @ x, F.T @ w, np.dot(x, x)
+
+    rng = np.random.default_rng(shape[0])
+    F = rng.standard_normal(shape)
+    x, w = rng.standard_normal(shape[1]), rng.standard_normal(shape[0])
+    Fx, Ftw, xx = reference(F, x, w)
+    out, out_t = np.empty(shape[0]), np.empty(shape[1])
+    _matvec(F, x, out, 0)
+    _matvec(F, w, out_t, 1)
+    np.testing.assert_array_equal(out, Fx)
+    np.testing.assert_array_equal(out_t, Ftw)
+    assert _dot(x, x) == xx
+    np.testing.assert_allclose(out, F @ x, rtol=1e-12, atol=1e-12)

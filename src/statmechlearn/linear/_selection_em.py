@@ -271,7 +271,7 @@ def soft_selection_em(X, S, *, gamma, eta, J0=None, estimate=(), max_iter=500, t
     EMResult
     """
     X, S = _check_data(X, S)
-    n_runs, P, N = X.shape
+    n_runs, _, N = X.shape
     gamma = _per_run(gamma, "gamma", n_runs, positive=True)
     eta = _per_run(eta, "eta", n_runs, positive=False)
     if isinstance(estimate, str) or not all(
@@ -280,36 +280,75 @@ def soft_selection_em(X, S, *, gamma, eta, J0=None, estimate=(), max_iter=500, t
         raise ValueError(f"estimate must be a subset of {{'gamma', 'eta'}}, got {estimate!r}")
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     tol = check_real(tol, "tol", minimum=0.0)
+    if J0 is not None:
+        J0 = check_array_finite(J0, "J0", shape=(n_runs, N))
+    return _soft_em(X, S, gamma, eta, J0, tuple(estimate), max_iter, tol)
+
+
+def _weighted_em_pass(X, S, J, gamma, eta, w):
+    """:func:`soft_em_pass_numpy` with every example's sums weighted by ``w``.
+
+    ``<V>`` itself is the unweighted E-step; ``u``, ``sum <V>`` and ``sum <V> h``
+    are the weighted sums of the M-step.
+    """
+    N = X.shape[1]
+    h = S * (X @ J) / np.sqrt(N)
+    v = expit(-(gamma * (J @ J) / N / 2.0 + eta - gamma * h))
+    wv = w * v
+    return (wv * S) @ X, v, float(wv.sum()), float(wv @ h)
+
+
+def _soft_em(X, S, gamma, eta, J0, estimate, max_iter, tol, weights=None, callback=None):
+    """:func:`soft_selection_em` on checked arrays, optionally weighted.
+
+    ``weights`` (shape (P,), shared by the runs) multiply every example's term of
+    the log posterior: the M-step's sums become weighted sums, and in the
+    re-estimates ``P`` becomes ``sum w``. ``callback(n_iter, residual)`` is called
+    after every iteration.
+    """
+    n_runs, P, N = X.shape
     X = np.ascontiguousarray(X, dtype=np.float64)
     S = np.ascontiguousarray(S, dtype=np.float64)
     if J0 is None:
-        J = hebb_vector(X, S, gamma)
+        J = _j_from_weights(X, S, np.ones(S.shape) if weights is None else weights[None], gamma)
     else:
-        J = np.array(check_array_finite(J0, "J0", shape=(n_runs, N)))
-    sq_norms = np.einsum("rpn,rpn->r", X, X) if estimate else None
+        J = np.array(J0, dtype=np.float64)
+    if weights is None:
+        total = P
+        sq_norms = np.einsum("rpn,rpn->r", X, X) if estimate else None
+    else:
+        total = float(weights.sum())
+        sq_norms = np.einsum("p,rpn,rpn->r", weights, X, X) if estimate else None
     residual = np.full(n_runs, np.inf)
     v = np.ones((n_runs, P))
     u = np.empty((n_runs, N))
     sum_v = np.empty(n_runs)
     sum_vh = np.empty(n_runs)
     n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
+    for n_iter in range(1, max_iter + 1):
         for r in range(n_runs):
-            u[r], v[r], sum_v[r], sum_vh[r] = soft_em_pass(X[r], S[r], J[r], gamma[r], eta[r])
+            if weights is None:
+                u[r], v[r], sum_v[r], sum_vh[r] = soft_em_pass(X[r], S[r], J[r], gamma[r], eta[r])
+            else:
+                u[r], v[r], sum_v[r], sum_vh[r] = _weighted_em_pass(
+                    X[r], S[r], J[r], gamma[r], eta[r], weights
+                )
         if estimate:
             # M-step of the marginal likelihood: 1/(1+e^eta) = mean <V>, and 1/gamma =
             # sum_mu [<V>|xi - S J/sqrt(N)|^2 + (1 - <V>)|xi|^2] / (P N)
             if "eta" in estimate:
-                mean_v = np.clip(sum_v / P, 1e-12, 1.0 - 1e-12)
+                mean_v = np.clip(sum_v / total, 1e-12, 1.0 - 1e-12)
                 eta = np.log1p(-mean_v) - np.log(mean_v)
             if "gamma" in estimate:
                 Q = np.einsum("rn,rn->r", J, J) / N
                 spread = sq_norms - 2.0 * sum_vh + Q * sum_v
-                gamma = P * N / np.maximum(spread, np.finfo(float).tiny)
+                gamma = total * N / np.maximum(spread, np.finfo(float).tiny)
         J_new = np.sqrt(N) * u / (sum_v + N / gamma)[:, None]
         scale = np.maximum(np.linalg.norm(J_new, axis=1), np.finfo(float).tiny)
         residual = np.linalg.norm(J_new - J, axis=1) / scale
         J = J_new
+        if callback is not None:
+            callback(n_iter, residual)
         if np.all(residual <= tol):
             break
     return EMResult(J, v, gamma, eta, n_iter, residual <= tol, residual)

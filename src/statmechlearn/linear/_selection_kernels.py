@@ -8,12 +8,58 @@ costs and the exact best selection, the ``b`` of that selection from the
 examples it changes, and, where the coordinate step does not lower the energy
 (10), the exact single-flip gains and the halving search over the best
 improving flips.
+
+On a cold cache the first hard-selection fit compiles this module: the ranking is
+:func:`stable_argsort` (a merge sort of a few lines; numba's ``argsort(kind=
+"mergesort")`` cost a second more to compile) and arrays are copied element by
+element (a slice assignment compiles the string formatting of its shape-mismatch
+message, two more seconds); the first fit on iris went from 7.5 to 3.9 s of CPU.
 """
 
 import numba
 import numpy as np
 
-__all__ = ["descent_step"]
+__all__ = ["descent_step", "stable_argsort"]
+
+
+@numba.njit(cache=True, nogil=True)
+def stable_argsort(keys):  # pragma: no cover - compiled
+    """``np.argsort(keys, kind="stable")`` of finite keys: a bottom-up merge sort.
+
+    The permutation of a stable sort is unique, so it is NumPy's; numba's own
+    ``argsort(kind="mergesort")`` costs several times more to compile.
+    """
+    n = keys.size
+    idx = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        idx[i] = i
+    tmp = np.empty(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                # the left run first on ties: stable
+                if keys[idx[j]] < keys[idx[i]]:
+                    tmp[k] = idx[j]
+                    j += 1
+                else:
+                    tmp[k] = idx[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = idx[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = idx[j]
+                j += 1
+                k += 1
+        idx, tmp = tmp, idx
+        width *= 2
+    return idx
 
 
 @numba.njit(cache=True, nogil=True)
@@ -98,7 +144,7 @@ def _row_step(X, S, V, b, energy, bw, w2, gamma, eta, tiny):  # pragma: no cover
                 band[n_band] = mu
                 n_band += 1
         band = band[:n_band]
-        order = np.argsort(cost[band], kind="mergesort")
+        order = stable_argsort(cost[band])
         best_total = 0.5 * N * np.log1p(gamma * n_sure / N)
         best_j = 0
         running = 0.0
@@ -131,8 +177,12 @@ def _row_step(X, S, V, b, energy, bw, w2, gamma, eta, tiny):  # pragma: no cover
         bb_trial = _moved_b(X, S, rows, signs, b, scale, new_b)
     e_trial = _energy(bb_trial, k_trial, N, gamma, eta)
     if e_trial < energy - tiny:
-        V[:] = trial
-        b[:] = new_b
+        # element loops: a slice assignment compiles its shape-mismatch message's
+        # string formatting, seconds on a cold cache
+        for mu in range(P):
+            V[mu] = trial[mu]
+        for j in range(N):
+            b[j] = new_b[j]
         return 1, e_trial
     # the exact single-flip gains at the same b, the improving ones ranked
     gains = np.empty(P)
@@ -157,7 +207,7 @@ def _row_step(X, S, V, b, energy, bw, w2, gamma, eta, tiny):  # pragma: no cover
         if gains[mu] < -tiny:
             improving[i] = mu
             i += 1
-    improving = improving[np.argsort(gains[improving], kind="mergesort")]
+    improving = improving[stable_argsort(gains[improving])]
     t = n_improving
     while True:
         chosen = improving[:t]
@@ -171,7 +221,8 @@ def _row_step(X, S, V, b, energy, bw, w2, gamma, eta, tiny):  # pragma: no cover
         if e_trial < energy - tiny:
             for i in range(t):
                 V[chosen[i]] = 1.0 - V[chosen[i]]
-            b[:] = new_b
+            for j in range(N):
+                b[j] = new_b[j]
             return 2, e_trial
         if t == 1:
             # a single improving flip always lowers (10): its gain is exact

@@ -4,8 +4,10 @@
 perceptron whose inputs are pruned by ``c_l in {0, 1}`` (a fraction ``C``
 kept), by the O(NM) message passing of eqs. (40)–(41). The leave-one-out
 error eq. (56) comes from the cavity stabilities the algorithm computes
-anyway, so :class:`SparseBayesClassifierCV` chooses ``C`` and ``kappa`` on a
-grid without refitting on subsets.
+anyway, so :class:`~statmechlearn.linear.SparseBayesClassifierCV`
+(:mod:`._sparse_bayes_cv`) chooses ``C`` and ``kappa`` on a grid without
+refitting on subsets. Three or more classes are fitted one against the rest
+(:mod:`._multiclass`), on inputs preprocessed once.
 """
 
 from contextlib import nullcontext
@@ -13,9 +15,8 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
-from sklearn.model_selection import LeaveOneOut, check_cv
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -25,23 +26,33 @@ from statmechlearn._core.validation import (
     check_array_finite,
     check_magnitude,
     check_real,
-    validate_named,
 )
 from statmechlearn._core.warn import warn
-from statmechlearn.linear._outliers import _binary_targets
+from statmechlearn.linear._multiclass import (
+    as_float64,
+    class_targets,
+    decision_output,
+    fit_problems,
+    log_of,
+    proba_output,
+    problem_name,
+    stack_fitted,
+    validate_fit_input,
+    validate_predict_input,
+    weights_or_none,
+)
 from statmechlearn.linear._sparse_bayes_adaptive import (
     adaptive_amp,
     blas_threads_for,
     pattern_matrix,
 )
-from statmechlearn.linear._sparse_bayes_mp import sparse_bayes_amp
+from statmechlearn.linear._sparse_bayes_mp import fixed_damping_amp
 from statmechlearn.theory.sparse_bayes import SmoothedStepActivation
 
 __all__ = [
     "PAPER_C_GRID",
     "PAPER_KAPPA_GRID",
     "SparseBayesClassifier",
-    "SparseBayesClassifierCV",
     "sphere_rows",
 ]
 
@@ -105,9 +116,14 @@ def _unit(X):
 
 
 class _Preprocessor:
-    """The §5 preprocessing, fitted on the training inputs."""
+    """The §5 preprocessing, fitted on the training inputs.
 
-    def __init__(self, kind, X):
+    With sample weights ``sw`` the mean and the principal directions are those
+    of the rows repeated by their weights: the weighted mean, and the SVD of
+    ``sqrt(sw) (X - mean)`` scaled to unit weighted variance.
+    """
+
+    def __init__(self, kind, X, sw=None):
         self.kind = kind
         if kind is None:
             # the model reads raw inputs: there is no scale to divide out
@@ -117,15 +133,18 @@ class _Preprocessor:
             return
         self.unit = _unit(X)
         X = X / self.unit if self.unit != 1.0 else X
-        self.mean = X.mean(axis=0)
+        self.mean = X.mean(axis=0) if sw is None else (X.T @ sw) / sw.sum()
         if kind == "whiten":
             Xc = X - self.mean
-            _, s, vt = np.linalg.svd(Xc, full_matrices=False)
+            n_rows = X.shape[0] if sw is None else sw.sum()
+            _, s, vt = np.linalg.svd(
+                Xc if sw is None else np.sqrt(sw)[:, None] * Xc, full_matrices=False
+            )
             keep = s > s[0] * max(Xc.shape) * np.finfo(float).eps if s.size and s[0] > 0 else []
             rank = max(int(np.sum(keep)), 1)
             # Whitened coordinates z = Xc V_r diag(sqrt(M)/s_r): (1/M) sum z z^T = I_r.
             s_r = np.where(s[:rank] > 0, s[:rank], 1.0)
-            self.projection = vt[:rank].T * (np.sqrt(X.shape[0]) / s_r)
+            self.projection = vt[:rank].T * (np.sqrt(n_rows) / s_r)
 
     @property
     def n_dims(self):
@@ -145,11 +164,10 @@ class _Preprocessor:
         return sphere_rows(Xc)
 
 
-def _run(Xp, s, F, C, kappa, params):
-    """One fit on preprocessed inputs: ``(solver output, channel)``.
+def _run(F, C, kappa, params, weights=None):
+    """One fit on the pattern matrix ``F`` of preprocessed inputs: ``(solver output, channel)``.
 
-    ``F`` is the pattern matrix of ``(Xp, s)``, needed (and built once per data
-    set) for ``damping="auto"``; a float damping runs the fixed-damping kernel.
+    ``damping="auto"`` runs the adaptive kernel, a float damping the fixed-damping one.
     """
     activation = _make_activation(params["activation"], kappa)
     if params["damping"] == "auto":
@@ -160,21 +178,252 @@ def _run(Xp, s, F, C, kappa, params):
             max_iter=params["max_iter"],
             tol=params["tol"],
             patience=params["patience"],
+            weights=weights,
         )
     else:
-        out = sparse_bayes_amp(
-            Xp,
-            s,
-            C,
+        out = fixed_damping_amp(
+            F,
+            float(C),
             activation,
-            max_iter=params["max_iter"],
-            tol=params["tol"],
-            damping=params["damping"],
+            int(params["max_iter"]),
+            float(params["tol"]),
+            float(params["damping"]),
+            weights=weights,
         )
     return out, activation
 
 
-class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
+def _binary_result(result, weights=None):
+    """The fitted attributes of one problem from one run of :func:`_run`."""
+    out, activation = result
+    m, rho = out["m"], out["rho"]
+    variance = out["variance"]
+    omega = out["omega"]
+    p_own = activation.probability(omega, variance)
+    if weights is None:
+        loo_error = float(np.mean(p_own < 0.5))
+        loo_log_loss = float(-np.mean(np.log(np.clip(p_own, 1e-300, None))))
+    else:
+        loo_error = float(np.average(p_own < 0.5, weights=weights))
+        loo_log_loss = float(-np.average(np.log(np.clip(p_own, 1e-300, None)), weights=weights))
+    return {
+        # the MAP of each c_l is 1 where <c_l> > 1/2: those components keep <c_l w_l>
+        "coef_": np.where(rho > 0.5, m, 0.0),
+        "coef_posterior_mean_": m,
+        "relevance_": rho,
+        "self_overlap_": float(np.mean(m**2)),
+        "precision_": out["A"],
+        "log_odds_": out["lam"],
+        "n_iter_": out["n_iter"],
+        "converged_": bool(out["converged"]),
+        "cavity_stability_": omega,
+        "loo_error_": loo_error,
+        "loo_log_loss_": loo_log_loss,
+        "_variance": variance,
+        "_change": out["change"],
+        "_step": np.asarray(out.get("step", ())),
+        "_stalled": bool(out.get("stalled", False)),
+    }
+
+
+def _warning_text(fitted, C, activation, params, label=None):
+    """The ``ConvergenceWarning`` of a fit that did not meet ``tol``."""
+    change = fitted["_change"]
+    how = (
+        "stopped: no smaller residual in the last updates"
+        if fitted["_stalled"]
+        else f"did not converge in max_iter={params['max_iter']} updates"
+    )
+    advice = (
+        "Increase max_iter; at a very small C there may be no stable fixed point."
+        if params["damping"] == "auto"
+        else "Increase max_iter or damping, or use damping='auto'."
+    )
+    where = f" ({label})" if label else ""
+    return (
+        f"SparseBayesClassifier {how} (C={float(C):g}, "
+        f"{getattr(activation, 'name', activation)}){where}: last relative change "
+        f"{change[-1]:.3g} > tol={params['tol']:g}, smallest {np.min(change):.3g}. {advice}"
+    )
+
+
+def _report(fitted, tol):
+    """Print every update's residual and how the iteration ended (``verbose``)."""
+    change, step = fitted["_change"], fitted["_step"]
+    for t, value in enumerate(change, start=1):
+        at = f", step {step[t - 1]:.3g}" if step.size else ""
+        print(f"Iteration {t}, residual {value:.3g}{at}.")
+    n = fitted["n_iter_"]
+    if fitted["converged_"]:
+        print(f"Converged at iteration {n}: residual {change[-1]:.3g} < tol={tol:g}.")
+    elif fitted["_stalled"]:
+        print(f"Stopped at iteration {n}: no smaller residual in the last updates.")
+
+
+def _dense64(X):
+    """A validated ``X`` as a dense float64 array (sparse input is densified, row-major
+    as a dense input's: the products then round as the dense fit's)."""
+    return as_float64(X.toarray(order="C") if sp.issparse(X) else X)
+
+
+class _SparseBayesPrediction(ClassifierMixin, BaseEstimator):
+    """Prediction from fitted problems: ``_preprocessor``, ``coef_posterior_mean_``, channels.
+
+    A subclass sets ``_preprocessor``, ``coef_posterior_mean_`` (one row per problem
+    with several), ``_variance`` (one per problem) and ``_channels`` (the output
+    channel of every problem).
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _transform(self, X):
+        """Validated, preprocessed ``X`` and the float dtype of the outputs."""
+        # extreme inputs are rescaled by the preprocessing (_unit), not refused
+        X = validate_predict_input(self, X, magnitude=False)
+        return self._preprocessor.transform(_dense64(X)), X.dtype
+
+    def _scores(self, Xp):
+        """``<Delta> = x . <c w> / sqrt(N)`` of every problem, shape (n, n_problems)."""
+        means = np.asarray(self.coef_posterior_mean_, dtype=np.float64)
+        means = means[None] if means.ndim == 1 else means
+        return np.column_stack([Xp @ m / np.sqrt(Xp.shape[1]) for m in means])
+
+    def _probabilities(self, scores, channels):
+        """Each problem's predictive probability of its class, shape (n, n_problems)."""
+        variances = np.atleast_1d(self._variance)
+        return np.column_stack(
+            [
+                np.asarray(channel.probability(scores[:, k], variances[k]))
+                for k, channel in enumerate(channels)
+            ]
+        )
+
+    def decision_function(self, X):
+        """Mean stability ``<Delta> = sum_l x_l <c_l w_l> / sqrt(N)`` of ``y = classes_[1]``.
+
+        With three or more classes, one column per class: the logarithm of
+        :meth:`predict_proba`, whose largest is the predicted class.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Positive values favour ``classes_[1]`` (two classes); in the float
+            dtype of ``X``.
+        """
+        Xp, dtype = self._transform(X)
+        scores = self._scores(Xp)
+        if scores.shape[1] > 1:
+            return log_of(self._proba(scores, dtype))
+        return decision_output(scores).astype(dtype, copy=False)
+
+    def _proba(self, scores, dtype):
+        """The class probabilities from the problems' stabilities, in ``dtype``."""
+        return proba_output(self._probabilities(scores, self._channels)).astype(dtype, copy=False)
+
+    def predict_proba(self, X):
+        """Predictive probabilities ``int Du f(sqrt(C - Q) u + <Delta>)`` (eqs. 6, 37).
+
+        With three or more classes, each problem's probability of its class
+        divided by their sum over the classes.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns ordered as ``classes_``; in the float dtype of ``X``.
+        """
+        Xp, dtype = self._transform(X)
+        return self._proba(self._scores(Xp), dtype)
+
+    def predict_noise_free_proba(self, X):
+        """Posterior probability of each class before the label noise.
+
+        :meth:`predict_proba` is ``kappa + (1 - 2 kappa) p``: with
+        probability ``kappa`` the model flips the label, so it never leaves
+        ``[kappa, 1 - kappa]``. This is ``p`` itself, the posterior
+        probability that the noise-free output ``Phi(u / width)`` of the
+        perceptron (``Theta(u)`` for ``activation="step"``, where ``p =
+        Phi(<Delta> / sqrt(C - Q))``) gives ``classes_[1]``, averaged over the
+        posterior of the weights. Both are probabilities of the same fitted
+        posterior; this one answers "which side of the teacher's boundary",
+        :meth:`predict_proba` "which label will be observed". Both give the
+        same prediction with two classes; with three or more each problem's
+        ``p`` is divided by their sum over the classes.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns ordered as ``classes_``; in the float dtype of ``X``.
+
+        Raises
+        ------
+        TypeError
+            If ``activation`` is an object without a ``kappa`` attribute (its
+            noise level is then unknown).
+        """
+        check_is_fitted(self)
+        clean = []
+        for activation in self._channels:
+            if isinstance(activation, SmoothedStepActivation):
+                # the same channel at kappa = 0, without the cancellation of (p - kappa)
+                clean.append(SmoothedStepActivation(0.0, activation.width))
+            elif getattr(activation, "kappa", None) is None:
+                raise TypeError(
+                    "predict_noise_free_proba needs the label-noise level: activation must "
+                    "be 'step', 'probit' or an object with a kappa attribute; got "
+                    f"{self.activation!r}"
+                )
+            else:
+                clean.append(None)
+        Xp, dtype = self._transform(X)
+        scores = self._scores(Xp)
+        variances = np.atleast_1d(self._variance)
+        columns = []
+        for k, (activation, channel) in enumerate(zip(self._channels, clean, strict=True)):
+            if channel is not None:
+                p1 = np.asarray(channel.probability(scores[:, k], variances[k]))
+            else:
+                kappa = activation.kappa
+                p1 = np.asarray(activation.probability(scores[:, k], variances[k]))
+                p1 = np.clip((p1 - kappa) / (1.0 - 2.0 * kappa), 0.0, 1.0)  # round-off only
+            columns.append(p1)
+        return proba_output(np.column_stack(columns)).astype(dtype, copy=False)
+
+    def predict(self, X):
+        """Bayes prediction eq. (37): the class of larger predictive probability.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        Xp, dtype = self._transform(X)
+        scores = self._scores(Xp)
+        if scores.shape[1] == 1:
+            p1 = self._probabilities(scores, self._channels)[:, 0]
+            return self.classes_[(p1 > 0.5).astype(int)]
+        # the largest of what predict_proba returns, in its dtype
+        return self.classes_[np.argmax(self._proba(scores, dtype), axis=1)]
+
+
+class SparseBayesClassifier(_SparseBayesPrediction):
     """Sparse Bayesian perceptron by O(NM) message passing (Uda & Kabashima).
 
     The model is ``P(y | x, w, c) = f(y sum_l c_l w_l x_l / sqrt(N))`` (eq. 3)
@@ -192,6 +441,29 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
     ``predict_noise_free_proba`` is the same posterior's probability for the
     label before the noise, ``int Du Phi((sqrt(C - Q) u + <Delta>) / width)``
     (a step for ``activation="step"``), which spans ``(0, 1)``.
+
+    Three or more classes are fitted one against the rest on inputs
+    preprocessed once: problem ``k`` is the two-class fit of ``classes_[k]``
+    (``y = +1``) against all other classes. ``predict_proba`` divides each
+    problem's predictive probability of its class by their sum (as
+    :class:`~sklearn.multiclass.OneVsRestClassifier` does), the prediction is
+    the class of the largest, and ``decision_function`` gives their logarithms
+    (the stabilities ``<Delta>`` of different problems have different
+    predictive variances ``C - Q``, so their largest is not the most probable
+    class).
+
+    With sample weights ``w_mu`` the posterior is the prior times every
+    example's likelihood factor raised to its weight, ``f(y_mu Delta_mu)^w_mu``
+    (an integer weight is the example repeated). The message passing treats a
+    weight as that many factors of their own with the same messages: example
+    ``mu``'s output messages ``a_mu`` and ``b_mu`` enter the fields ``theta =
+    F^T (w a)`` and ``Gamma = sum w b / N`` times ``w_mu``, which for integer
+    weights is the O(NM) iteration on the data with the rows repeated, exactly.
+    It is not the belief propagation of one factor ``f^w`` (whose channel
+    ``ln int Du f(sqrt(V) u + omega)^w`` would couple the copies through their
+    shared Gaussian field); for non-integer weights it interpolates the
+    messages, and the preprocessing (the mean, the principal directions) and
+    the leave-one-out estimates are weighted the same way.
 
     Parameters
     ----------
@@ -238,17 +510,29 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         times their RMS: with ``damping="auto"`` the change of the undamped
         update (the fixed-point residual, whatever the step), with a float the
         damped change.
+    verbose : int, default=0
+        At 1 or more, print the residual (and the step) of every update and
+        the convergence, once the (compiled) iteration returns.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is ``y = +1`` of the model.
-    coef_ : ndarray of shape (n_dims,)
-        Posterior means ``<c_l w_l>`` (eq. 36), acting on preprocessed inputs.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels; with two, ``classes_[1]`` is ``y = +1`` of the model.
+    coef_ : ndarray of shape (n_dims,) or (n_classes, n_dims)
+        The coefficients at the MAP of the pruning variables: ``<c_l w_l>``
+        where ``relevance_ > 1/2`` (``c_l = 1`` is the more probable), exactly
+        0 for the pruned components. Acting on preprocessed inputs; in the
+        float dtype of ``X``. With three or more classes row ``k`` is the
+        problem ``classes_[k]`` against the rest, and every attribute below
+        gets the same leading class axis.
+    coef_posterior_mean_ : ndarray of shape (n_dims,) or (n_classes, n_dims)
+        Posterior means ``<c_l w_l>`` (eq. 36) of every component: what the
+        Bayes prediction eq. (37) and ``decision_function`` use.
     relevance_ : ndarray of shape (n_dims,)
         Posterior probabilities ``<c_l>`` that component ``l`` is kept.
     loo_error_ : float
-        Leave-one-out error eq. (56), from the cavity stabilities.
+        Leave-one-out error eq. (56), from the cavity stabilities (weighted
+        by the sample weights).
     loo_log_loss_ : float
         Mean negative log predictive probability of each training label with
         that example left out (the continuous companion of ``loo_error_``).
@@ -279,12 +563,15 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from sklearn.datasets import make_classification
     >>> from statmechlearn.linear import SparseBayesClassifier
     >>> X, y = make_classification(80, 200, n_informative=5, random_state=0)
     >>> clf = SparseBayesClassifier(C=0.05, kappa=0.1).fit(X, y)
     >>> clf.relevance_.shape
     (200,)
+    >>> bool(np.all((clf.coef_ != 0) == (clf.relevance_ > 0.5)))
+    True
     >>> clf.predict(X[:3]).shape
     (3,)
     """
@@ -300,6 +587,7 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         "damping": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, np.inf, closed="neither")],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -312,6 +600,7 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         damping="auto",
         max_iter=500,
         tol=1e-6,
+        verbose=0,
     ):
         self.C = C
         self.kappa = kappa
@@ -320,37 +609,60 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
         self.damping = damping
         self.max_iter = max_iter
         self.tol = tol
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Run message passing on the training data.
 
         Parameters
         ----------
-        X : array_like of shape (n_samples, n_features)
-            Training inputs; finite.
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Training inputs; finite. Sparse input is converted to a dense
+            array (the preprocessing centres and rescales every row); float32
+            is kept.
         y : array_like of shape (n_samples,)
-            Two-valued labels.
+            At least two distinct labels.
+        sample_weight : array_like of shape (n_samples,), optional
+            Non-negative weights of the examples' likelihood factors (see the
+            class's description); None weights every example 1.
 
         Returns
         -------
         self : SparseBayesClassifier
         """
-        X, y = validate_named(self, X, y, dtype=float)
-        self.classes_, s = _binary_targets(self, y)
-        self._preprocessor = _Preprocessor(self.preprocessing, X)
+        X, y, sample_weight = validate_fit_input(self, X, y, sample_weight, magnitude=False)
+        dtype = X.dtype
+        X = _dense64(X)
+        sample_weight = weights_or_none(sample_weight)
+        classes, targets = class_targets(self, y, sample_weight)
+        self._preprocessor = _Preprocessor(self.preprocessing, X, sample_weight)
         Xp = self._preprocessor.transform(X)
-        F = pattern_matrix(Xp, s) if self.damping == "auto" else None
-        with blas_threads_for(F) if F is not None else nullcontext():
-            result = _run(Xp, s, F, float(self.C), float(self.kappa), self._solver_params())
-        self._store(result)
-        if not self.converged_:
-            warn(self._warning_text(), ConvergenceWarning)
+        C, kappa, params = float(self.C), float(self.kappa), self._solver_params()
+        n_problems = len(targets)
+        channels = []
+
+        def fit_binary(k, s):
+            F = pattern_matrix(Xp, s)
+            with blas_threads_for(F) if params["damping"] == "auto" else nullcontext():
+                result = _run(F, C, kappa, params, sample_weight)
+            channels.append(result[1])
+            fitted = _binary_result(result, sample_weight)
+            if self.verbose:
+                _report(fitted, params["tol"])
+            if not fitted["converged_"]:
+                label = problem_name(classes, k, n_problems) if n_problems > 1 else None
+                warn(_warning_text(fitted, C, result[1], params, label), ConvergenceWarning)
+            return fitted
+
+        results = fit_problems(self, classes, targets, fit_binary)
+        self.classes_ = classes
+        self._activation = channels[0]
+        self._channels = channels
+        for name, value in stack_fitted(results, concat=()).items():
+            if name in ("coef_", "coef_posterior_mean_"):
+                value = value.astype(dtype, copy=False)
+            setattr(self, name, value)
         return self
 
     def _solver_params(self, patience=None):
@@ -361,473 +673,3 @@ class SparseBayesClassifier(ClassifierMixin, BaseEstimator):
             "tol": self.tol,
             "patience": patience,
         }
-
-    def _store(self, result):
-        """Fitted attributes from one run of :func:`_run`."""
-        out, activation = result
-        self._activation = activation
-        self.coef_ = out["m"]
-        self.relevance_ = out["rho"]
-        self.self_overlap_ = float(np.mean(out["m"] ** 2))
-        self.precision_ = out["A"]
-        self.log_odds_ = out["lam"]
-        self.n_iter_ = out["n_iter"]
-        self.converged_ = bool(out["converged"])
-        self._change = out["change"]
-        self._stalled = bool(out.get("stalled", False))
-        self._variance = out["variance"]
-        omega = out["omega"]
-        self.cavity_stability_ = omega
-        p_own = activation.probability(omega, self._variance)
-        self.loo_error_ = float(np.mean(p_own < 0.5))
-        self.loo_log_loss_ = float(-np.mean(np.log(np.clip(p_own, 1e-300, None))))
-        return self
-
-    def _warning_text(self):
-        change = self._change
-        how = (
-            "stopped: no smaller residual in the last updates"
-            if self._stalled
-            else f"did not converge in max_iter={self.max_iter} updates"
-        )
-        advice = (
-            "Increase max_iter; at a very small C there may be no stable fixed point."
-            if self.damping == "auto"
-            else "Increase max_iter or damping, or use damping='auto'."
-        )
-        return (
-            f"SparseBayesClassifier {how} (C={float(self.C):g}, "
-            f"{getattr(self._activation, 'name', self._activation)}): last relative change "
-            f"{change[-1]:.3g} > tol={self.tol:g}, smallest {np.min(change):.3g}. {advice}"
-        )
-
-    def _transform(self, X):
-        check_is_fitted(self)
-        X = validate_named(self, X, dtype=float, reset=False)
-        return self._preprocessor.transform(X)
-
-    def decision_function(self, X):
-        """Mean stability ``<Delta> = sum_l x_l <c_l w_l> / sqrt(N)`` of ``y = classes_[1]``.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Positive values favour ``classes_[1]``.
-        """
-        Xp = self._transform(X)
-        return Xp @ self.coef_ / np.sqrt(Xp.shape[1])
-
-    def predict_proba(self, X):
-        """Predictive probabilities ``int Du f(sqrt(C - Q) u + <Delta>)`` (eqs. 6, 37).
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            Columns ordered as ``classes_``.
-        """
-        d = self.decision_function(X)
-        p1 = np.asarray(self._activation.probability(d, self._variance))
-        return np.column_stack([1.0 - p1, p1])
-
-    def predict_noise_free_proba(self, X):
-        """Posterior probability of each class before the label noise.
-
-        :meth:`predict_proba` is ``kappa + (1 - 2 kappa) p``: with
-        probability ``kappa`` the model flips the label, so it never leaves
-        ``[kappa, 1 - kappa]``. This is ``p`` itself, the posterior
-        probability that the noise-free output ``Phi(u / width)`` of the
-        perceptron (``Theta(u)`` for ``activation="step"``, where ``p =
-        Phi(<Delta> / sqrt(C - Q))``) gives ``classes_[1]``, averaged over the
-        posterior of the weights. Both are probabilities of the same fitted
-        posterior; this one answers "which side of the teacher's boundary",
-        :meth:`predict_proba` "which label will be observed". Both give the
-        same prediction.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            Columns ordered as ``classes_``.
-
-        Raises
-        ------
-        TypeError
-            If ``activation`` is an object without a ``kappa`` attribute (its
-            noise level is then unknown).
-        """
-        check_is_fitted(self)
-        activation = self._activation
-        if isinstance(activation, SmoothedStepActivation):
-            # the same channel at kappa = 0, without the cancellation of (p - kappa)
-            clean = SmoothedStepActivation(0.0, activation.width)
-            p1 = np.asarray(clean.probability(self.decision_function(X), self._variance))
-            return np.column_stack([1.0 - p1, p1])
-        kappa = getattr(activation, "kappa", None)
-        if kappa is None:
-            raise TypeError(
-                "predict_noise_free_proba needs the label-noise level: activation must be "
-                f"'step', 'probit' or an object with a kappa attribute; got {self.activation!r}"
-            )
-        p1 = (self.predict_proba(X)[:, 1] - kappa) / (1.0 - 2.0 * kappa)
-        p1 = np.clip(p1, 0.0, 1.0)  # round-off only
-        return np.column_stack([1.0 - p1, p1])
-
-    def predict(self, X):
-        """Bayes prediction eq. (37): the class of larger predictive probability.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        p1 = self.predict_proba(X)[:, 1]
-        return self.classes_[(p1 > 0.5).astype(int)]
-
-
-def _fit_point(base, fitted, Xp, s, F, C, kappa, params):
-    """``base`` at ``(C, kappa)``, fitted on data preprocessed once for the whole grid."""
-    est = clone(base).set_params(C=C, kappa=kappa)
-    for name, value in fitted.items():
-        setattr(est, name, value)
-    return est._store(_run(Xp, s, F, C, kappa, params))
-
-
-def _fit_fold(kind, X, s, train, test, points, params):
-    """Refit every grid point on ``train`` (the preprocessing too) and score ``test``.
-
-    The same fit as :meth:`SparseBayesClassifier.fit` without its input validation,
-    which would otherwise cost more than the message passing at the colon data's size
-    (42 x 61: about 3 ms of a 6 ms refit). Returns, per grid point, the wrong held-out
-    predictions, their summed negative log predictive probability and whether the
-    refit converged.
-    """
-    if np.unique(s[train]).size < 2:
-        raise ValueError(
-            "cv: a training fold holds examples of one class only; use fewer folds or a "
-            "stratified splitter"
-        )
-    preprocessor = _Preprocessor(kind, X[train])
-    Xp = preprocessor.transform(X[train])
-    Xq = preprocessor.transform(X[test])
-    F = pattern_matrix(Xp, s[train]) if params["damping"] == "auto" else None
-    rows = []
-    with blas_threads_for(F) if F is not None else nullcontext():
-        for C, kappa in points:
-            out, activation = _run(Xp, s[train], F, C, kappa, params)
-            p1 = np.asarray(
-                activation.probability(Xq @ out["m"] / np.sqrt(Xq.shape[1]), out["variance"])
-            )
-            # the label predicted as SparseBayesClassifier.predict does: +1 where p1 > 1/2
-            wrong = np.sum((p1 > 0.5) != (s[test] > 0))
-            own = np.where(s[test] > 0, p1, 1.0 - p1)
-            loss = -np.sum(np.log(np.clip(own, 1e-300, None)))
-            rows.append((float(wrong), float(loss), bool(out["converged"])))
-    return rows
-
-
-class SparseBayesClassifierCV(ClassifierMixin, BaseEstimator):
-    """Sparse Bayesian classifier with ``C`` and ``kappa`` chosen by leave-one-out error.
-
-    Fits :class:`SparseBayesClassifier` at every ``(C, kappa)`` of the grid on
-    all the training data and keeps the one of least leave-one-out error.
-    By default (``cv=None``) that is eq. (56) (Uda & Kabashima §5), read off
-    the cavity stabilities: a by-product of each fit, so no refitting on
-    subsets is needed. ``cv="loo"`` refits every grid point without each
-    example in turn (exact leave-one-out; ``M`` refits per grid point), and
-    any other ``cv`` refits on its folds. Ties, frequent with few examples,
-    go to the smaller (cavity or held-out) log loss.
-
-    The cavity estimate assumes many weakly correlated inputs of which many
-    are kept (``N C >> 1``); with few examples, or inputs far from
-    isotropic, it can be far from the exact leave-one-out error, and then
-    it, not the classifier, picks the wrong ``C``. Measured on the colon
-    data (42 training tissues, 200 random splits): whitened on all tissues
-    (61 inputs, ``kappa = 0.4``) at ``C = 0.0025`` (``N C = 0.15``) eq. (56)
-    gives 0.42 on average where refits give 0.18 (the test error is 0.18),
-    so it passes over the ``C`` of least test error (test error 21.8 % with
-    ``C`` by eq. (56), 18.5 % by refits); on the 2000 sphered genes at
-    ``kappa = 0.1`` it was off by 0.03–0.16 on average (20 splits). On
-    isotropic teacher data (``N = M = 150``, ``N C = 30``) it agreed with
-    refits to 0.017 on average (at most 0.04). ``cv="loo"`` costs ``M``
-    refits per grid point (there: 0.13 s for 9 points on 61 inputs, 12 s
-    for the 36-point grid on 2000 genes, against 0.01 s and 0.33 s); there
-    is no automatic switch, as the failures measured share no one quantity
-    a rule could test.
-
-    The inputs are preprocessed, and the pattern matrix built, once for the
-    whole grid; every grid point starts from ``m = 0`` (warm starts from a
-    neighbouring point saved 5–15 % of the updates on teacher and colon data
-    and made one converging point stall, so they are not used).
-
-    Parameters
-    ----------
-    Cs : sequence of float, default=PAPER_C_GRID
-        Candidate ``C`` in ``(0, 1]`` (the paper's nine values).
-    kappas : sequence of float, default=PAPER_KAPPA_GRID
-        Candidate ``kappa`` in ``[0, 1/2)`` (the paper's four values).
-    activation : {"step", "probit"} or object, default="step"
-        As in :class:`SparseBayesClassifier`.
-    preprocessing : {"sphere", "whiten"} or None, default="sphere"
-        As in :class:`SparseBayesClassifier`.
-    damping : "auto" or float, default="auto"
-        As in :class:`SparseBayesClassifier` (default changed from 0.8). With
-        ``"auto"`` a grid fit also stops, unconverged, once its residual has
-        not reached a new minimum for 50 updates (an unstable fixed point,
-        typically at the smallest ``C``, where more updates do not help).
-    max_iter : int, default=500
-        As in :class:`SparseBayesClassifier`.
-    tol : float, default=1e-6
-        As in :class:`SparseBayesClassifier`.
-    cv : None, "loo", int, cross-validation generator or iterable, default=None
-        How the error of each grid point is estimated. ``None``: the
-        leave-one-out error eq. (56) from the cavity stabilities of the fit on
-        all the data (no refits). ``"loo"``: exact leave-one-out, a refit
-        without each example in turn (:class:`~sklearn.model_selection.LeaveOneOut`).
-        An int (stratified ``k``-fold), a splitter or an iterable of
-        ``(train, test)`` index arrays: the held-out error of refits on its
-        folds, pooled over all held-out predictions. Refits include the
-        preprocessing, fitted on each training fold.
-    n_jobs : int, optional
-        Parallel fits over the grid (and folds) (joblib); the result does not
-        depend on it.
-
-    Attributes
-    ----------
-    best_estimator_ : SparseBayesClassifier
-        The fit at the chosen ``(C, kappa)``.
-    best_C_, best_kappa_ : float
-        The chosen hyperparameters.
-    best_index_ : int
-        Their row in ``cv_results_``.
-    n_iter_ : int
-        Updates of the chosen fit.
-    cv_results_ : dict of ndarray
-        ``param_C``, ``param_kappa``, ``loo_error``, ``loo_log_loss`` (eq. 56
-        and its log loss, always), ``n_iter`` and ``converged`` (of the fit on
-        all the data) per grid point (C varies slowest); with ``cv`` given
-        also ``cv_error`` and ``cv_log_loss`` (mean held-out error and
-        negative log predictive probability, which choose the point) and
-        ``cv_converged`` (fraction of the refits that converged).
-    classes_ : ndarray of shape (2,)
-    n_features_in_ : int
-
-    Examples
-    --------
-    >>> from sklearn.datasets import make_classification
-    >>> from statmechlearn.linear import SparseBayesClassifierCV
-    >>> X, y = make_classification(80, 50, n_informative=5, random_state=0)
-    >>> clf = SparseBayesClassifierCV(Cs=(0.05, 0.2), kappas=(0.1,)).fit(X, y)
-    >>> clf.best_C_ in (0.05, 0.2), len(clf.cv_results_["loo_error"])
-    (True, 2)
-    >>> clf.predict(X[:3]).shape
-    (3,)
-    """
-
-    _parameter_constraints: ClassVar[dict] = {
-        **{
-            k: v
-            for k, v in SparseBayesClassifier._parameter_constraints.items()
-            if k not in ("C", "kappa")
-        },
-        "Cs": ["array-like"],
-        "kappas": ["array-like"],
-        "cv": [StrOptions({"loo"}), "cv_object"],
-        "n_jobs": [Integral, None],
-    }
-
-    def __init__(
-        self,
-        Cs=PAPER_C_GRID,
-        kappas=PAPER_KAPPA_GRID,
-        *,
-        activation="step",
-        preprocessing="sphere",
-        damping="auto",
-        max_iter=500,
-        tol=1e-6,
-        cv=None,
-        n_jobs=None,
-    ):
-        self.Cs = Cs
-        self.kappas = kappas
-        self.activation = activation
-        self.preprocessing = preprocessing
-        self.damping = damping
-        self.max_iter = max_iter
-        self.tol = tol
-        self.cv = cv
-        self.n_jobs = n_jobs
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit every grid point and keep the one of least leave-one-out (or ``cv``) error.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-        y : array_like of shape (n_samples,)
-
-        Returns
-        -------
-        self : SparseBayesClassifierCV
-        """
-        grid = []  # every value of the grids: their ranges are not array constraints
-        for name, values, lo, hi, inc_lo, inc_hi in (
-            ("Cs", self.Cs, 0.0, 1.0, False, True),
-            ("kappas", self.kappas, 0.0, 0.5, True, False),
-        ):
-            values = np.atleast_1d(np.asarray(values, dtype=object))
-            if values.size == 0:
-                raise ValueError(f"{name} must hold at least one value")
-            grid.append(
-                [
-                    check_real(
-                        v, name, minimum=lo, maximum=hi, include_min=inc_lo, include_max=inc_hi
-                    )
-                    for v in values
-                ]
-            )
-        X, y = validate_named(self, X, y, dtype=float)
-        self.classes_, s = _binary_targets(self, y)
-        base = SparseBayesClassifier(
-            activation=self.activation,
-            preprocessing=self.preprocessing,
-            damping=self.damping,
-            max_iter=self.max_iter,
-            tol=self.tol,
-        )
-        # the preprocessing and the pattern matrix do not depend on (C, kappa): once for all
-        preprocessor = _Preprocessor(self.preprocessing, X)
-        Xp = preprocessor.transform(X)
-        F = pattern_matrix(Xp, s) if self.damping == "auto" else None
-        fitted = {
-            "classes_": self.classes_,
-            "_preprocessor": preprocessor,
-            "n_features_in_": self.n_features_in_,
-        }
-        # a grid point whose residual stops falling is an unstable fixed point: more
-        # updates would not converge it, and it is reported unconverged either way
-        params = base._solver_params(patience=_CV_PATIENCE if self.damping == "auto" else None)
-        points = [(C, k) for C in grid[0] for k in grid[1]]
-        with blas_threads_for(F) if F is not None else nullcontext():
-            fits = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_point)(base, fitted, Xp, s, F, C, k, params) for C, k in points
-            )
-        loo = np.array([est.loo_error_ for est in fits])
-        loss = np.array([est.loo_log_loss_ for est in fits])
-        self.cv_results_ = {
-            "param_C": np.array([p[0] for p in points]),
-            "param_kappa": np.array([p[1] for p in points]),
-            "loo_error": loo,
-            "loo_log_loss": loss,
-            "n_iter": np.array([est.n_iter_ for est in fits]),
-            "converged": np.array([est.converged_ for est in fits]),
-        }
-        if self.cv is not None:
-            loo, loss = self._refit_errors(X, y, points, params)
-        self.best_index_ = int(np.lexsort((loss, loo))[0])
-        self.best_estimator_ = fits[self.best_index_]
-        self.best_C_, self.best_kappa_ = points[self.best_index_]
-        self.n_iter_ = self.best_estimator_.n_iter_
-        if not self.cv_results_["converged"][self.best_index_]:
-            warn(
-                f"SparseBayesClassifierCV: the chosen fit (C={self.best_C_:g}, "
-                f"kappa={self.best_kappa_:g}) did not converge; its LOO error may be unreliable",
-                ConvergenceWarning,
-            )
-        return self
-
-    def _refit_errors(self, X, y, points, params):
-        """Held-out error and log loss of every grid point under ``cv`` (into ``cv_results_``)."""
-        cv = LeaveOneOut() if isinstance(self.cv, str) else self.cv
-        folds = list(check_cv(cv, y, classifier=True).split(X, y))
-        s = np.where(y == self.classes_[1], 1.0, -1.0)
-        parts = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_fold)(self.preprocessing, X, s, train, test, points, params)
-            for train, test in folds
-        )
-        parts = np.array(parts, dtype=float)  # (fold, grid point, 3)
-        held_out = sum(len(test) for _, test in folds)
-        error = parts[:, :, 0].sum(axis=0) / held_out
-        loss = parts[:, :, 1].sum(axis=0) / held_out
-        self.cv_results_["cv_error"] = error
-        self.cv_results_["cv_log_loss"] = loss
-        self.cv_results_["cv_converged"] = parts[:, :, 2].mean(axis=0)
-        return error, loss
-
-    def decision_function(self, X):
-        """Decision function of the chosen fit (``SparseBayesClassifier.decision_function``).
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.decision_function(X)
-
-    def predict_proba(self, X):
-        """Predictive probabilities of the chosen fit.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.predict_proba(X)
-
-    def predict_noise_free_proba(self, X):
-        """Noise-free class probabilities of the chosen fit.
-
-        See :meth:`SparseBayesClassifier.predict_noise_free_proba`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.predict_noise_free_proba(X)
-
-    def predict(self, X):
-        """Bayes prediction of the chosen fit.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)

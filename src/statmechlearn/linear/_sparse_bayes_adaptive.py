@@ -84,7 +84,7 @@ def pattern_matrix(X, y):
     return y[:, None] * X / np.sqrt(X.shape[1])
 
 
-def adaptive_amp(F, C, activation, *, max_iter=500, tol=1e-6, patience=None):
+def adaptive_amp(F, C, activation, *, max_iter=500, tol=1e-6, patience=None, weights=None):
     """Run eqs. (40)–(41) with adaptive damping from ``m = 0``, compiled where it can.
 
     Same parameters and returns as :func:`adaptive_amp_numpy`; a
@@ -97,8 +97,10 @@ def adaptive_amp(F, C, activation, *, max_iter=500, tol=1e-6, patience=None):
         # the channel's own logs, from its public kappa (as the NumPy channel takes them)
         kappa = float(activation.kappa)
         log_kappa = float(np.log(kappa)) if kappa > 0 else -np.inf
+        w = np.ones(F.shape[0]) if weights is None else np.asarray(weights, dtype=float)
         status, m, rho, a, gamma, A, lam, t, converged, stalled, change, steps = adaptive_step_loop(
             F,
+            w,
             float(C),
             log_kappa,
             float(np.log1p(-2.0 * kappa)),
@@ -125,10 +127,12 @@ def adaptive_amp(F, C, activation, *, max_iter=500, tol=1e-6, patience=None):
                 "change": np.asarray(change),
                 "step": np.asarray(steps),
             }
-    return adaptive_amp_numpy(F, C, activation, max_iter=max_iter, tol=tol, patience=patience)
+    return adaptive_amp_numpy(
+        F, C, activation, max_iter=max_iter, tol=tol, patience=patience, weights=weights
+    )
 
 
-def adaptive_amp_numpy(F, C, activation, *, max_iter=500, tol=1e-6, patience=None):
+def adaptive_amp_numpy(F, C, activation, *, max_iter=500, tol=1e-6, patience=None, weights=None):
     """Run eqs. (40)–(41) with adaptive damping from ``m = 0`` (the NumPy iteration).
 
     Parameters
@@ -145,6 +149,11 @@ def adaptive_amp_numpy(F, C, activation, *, max_iter=500, tol=1e-6, patience=Non
         Stop when the undamped residual ``max |m* - m|`` is below ``tol rms(m*)``.
     patience : int, optional
         Stop unconverged after this many updates without a new smallest residual.
+    weights : ndarray of shape (M,), optional
+        Sample weights: example ``mu``'s messages ``a_mu`` and ``b_mu`` enter the
+        fields ``theta = F^T (w a)`` and ``Gamma = sum w b / N`` times ``w_mu``. For an
+        integer weight this is the iteration on the data with the example repeated
+        (every copy a factor of its own, with the same messages).
 
     Returns
     -------
@@ -169,6 +178,8 @@ def adaptive_amp_numpy(F, C, activation, *, max_iter=500, tol=1e-6, patience=Non
         V = max(C - np.mean(m * m), 1e-12 * C)
         omega = F @ m - V * a
         _, a_new, b = activation.log_partition(omega, V)
+        if weights is not None:
+            b = weights * b
         gamma_new = np.sum(b) / n_features
         if t == 1:
             # the paper's first update, undamped from m = 0
@@ -177,7 +188,7 @@ def adaptive_amp_numpy(F, C, activation, *, max_iter=500, tol=1e-6, patience=Non
             a = beta * a_new + (1.0 - beta) * a
             gamma = beta * gamma_new + (1.0 - beta) * gamma
             m_bar = beta * m + (1.0 - beta) * m_bar
-        h = F.T @ a - gamma * m_bar
+        h = F.T @ (a if weights is None else weights * a) - gamma * m_bar
         A, lam, rho, proposal = prior_update(h, C, A, lam)
         d = proposal - m
         scale = np.sqrt(np.mean(proposal * proposal))

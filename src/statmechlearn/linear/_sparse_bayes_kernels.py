@@ -14,12 +14,19 @@ fail, when Newton does not converge. Its logistic over the inputs is one vectori
 (:func:`~statmechlearn._core.fastexp.exp_nonpositive`, not a scalar ``exp`` call per
 input), and a residual's Jacobian costs one division per input instead of five: the
 update at the colon data's size went from 165 to 49 microseconds.
+
+What a first fit compiles on a cold cache (about 4 s of CPU on iris) is kept small:
+the iteration is written as loops rather than array expressions and NumPy reductions
+(the same sequential arithmetic), calls the BLAS ``dgemv``/``ddot`` entry points that
+numba's ``@`` and ``np.dot`` call (:func:`_matvec`, :func:`_dot`: the same products bit
+for bit, without numba's generic matrix-product code), and passes no literal constant
+that would compile a second specialisation of a callee.
 """
 
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from statmechlearn._core.fastexp import MIN_FLOOR, exp_nonpositive
 from statmechlearn.theory.sparse_bayes import belief_moments, match_pruning
@@ -181,6 +188,66 @@ def prior_update_reference(h, C, A0=None, lam0=None):
     return A, lam, rho, m
 
 
+# numba's own BLAS entry points (SciPy's dgemv and ddot behind them), which its '@' and
+# np.dot call: the same products bit for bit, without compiling numba's generic
+# matrix-product implementation on a cold cache. Called by symbol, so the callers cache.
+_xxgemv = types.ExternalFunction(
+    "numba_xxgemv",
+    types.int32(
+        types.char,
+        types.char,
+        types.intp,
+        types.intp,
+        types.voidptr,
+        types.voidptr,
+        types.intp,
+        types.voidptr,
+        types.voidptr,
+        types.voidptr,
+    ),
+)
+_xxdot = types.ExternalFunction(
+    "numba_xxdot",
+    types.int32(types.char, types.char, types.intp, types.voidptr, types.voidptr, types.voidptr),
+)
+_DOUBLE = 100  # 'd'
+_TRANSPOSE = 116  # 't'
+_PLAIN = 110  # 'n'
+
+
+@njit(cache=True, nogil=True)
+def _matvec(F, x, out, transpose):  # pragma: no cover - compiled
+    """``out = F @ x`` (``transpose=0``) or ``F.T @ x`` (1) for a C-contiguous ``F``.
+
+    The dgemv call numba makes for ``F @ x`` and ``F.T @ x``: F read as the
+    column-major ``N x M`` matrix of leading dimension N, transposed for ``F @ x``.
+    """
+    M, N = F.shape
+    scalars = np.empty(2)
+    scalars[0] = 1.0
+    scalars[1] = 0.0
+    _xxgemv(
+        np.int8(_DOUBLE),
+        np.int8(_PLAIN if transpose else _TRANSPOSE),
+        N,
+        M,
+        scalars[0:].ctypes,
+        F.ctypes,
+        N,
+        x.ctypes,
+        scalars[1:].ctypes,
+        out.ctypes,
+    )
+
+
+@njit(cache=True, nogil=True)
+def _dot(a, b):  # pragma: no cover - compiled
+    """``np.dot(a, b)`` of two vectors: BLAS ddot, as numba's."""
+    result = np.empty(1)
+    _xxdot(np.int8(_DOUBLE), np.int8(0), a.size, a.ctypes, b.ctypes, result.ctypes)
+    return result[0]
+
+
 _SQRT1_2 = 0.7071067811865476
 _LOG_SQRT_2PI = 0.9189385332046728
 #: ``beta <- beta exp(_GAIN cos)`` without oscillation; ``beta / 2`` with it.
@@ -231,24 +298,37 @@ def step_channel(h, variance, log_kappa, log_slope, width_sq, d1, d2):  # pragma
 
 @njit(cache=True, nogil=True)
 def adaptive_step_loop(
-    F, C, log_kappa, log_slope, width_sq, max_iter, tol, patience, min_step
+    F, weights, C, log_kappa, log_slope, width_sq, max_iter, tol, patience, min_step
 ):  # pragma: no cover - compiled
     """The adaptive iteration of ``_sparse_bayes_adaptive`` for the smoothed step, compiled.
 
+    ``weights`` multiply every example's output messages ``a`` and ``b`` where they
+    are summed into the fields (all 1: the unweighted iteration, bit for bit).
     Returns ``status`` first: 0 when it ran to its end; 1 when a prior update needed the
     bracketing reference (Newton failed or a field was not finite), and the caller
     reruns the NumPy iteration, which has it.
     """
+    # Written as loops over preallocated arrays, not array expressions and NumPy
+    # reductions: the same sequential arithmetic (no fastmath here), a fraction of the
+    # code to compile on a cold cache. The products with F stay BLAS calls.
     n_samples, n_features = F.shape
     m = np.zeros(n_features)
     m_bar = np.zeros(n_features)
     a = np.zeros(n_samples)
     a_new = np.empty(n_samples)
     b = np.empty(n_samples)
+    wa = np.empty(n_samples)
+    h2 = np.empty(n_features)
+    d = np.zeros(n_features)
+    d_prev = np.zeros(n_features)
     rho = np.zeros(n_features)
     change = np.empty(max_iter)
     steps = np.empty(max_iter)
-    d_prev = np.zeros(n_features)
+    omega = np.empty(n_samples)
+    h = np.empty(n_features)
+    # run-time integers, not literals: one specialisation of _matvec and of _newton
+    plain, transposed = np.int64(0), np.int64(1)
+    max_newton = np.int64(_MAX_NEWTON)
     gamma = 0.0
     A = 1.0
     lam = math.log(C / (1.0 - C))  # the solution without data
@@ -260,32 +340,53 @@ def adaptive_step_loop(
     stalled = False
     t = 0
     for t in range(1, max_iter + 1):
-        V = max(C - np.mean(m * m), 1e-12 * C)
-        omega = F @ m - V * a
-        step_channel(omega, V, log_kappa, log_slope, width_sq, a_new, b)
-        gamma_new = np.sum(b) / n_features
-        if t == 1:
-            a = a_new.copy()
-            gamma = gamma_new
-            m_bar = m.copy()
-        else:
-            a = beta * a_new + (1.0 - beta) * a
-            gamma = beta * gamma_new + (1.0 - beta) * gamma
-            m_bar = beta * m + (1.0 - beta) * m_bar
-        h = F.T @ a - gamma * m_bar
+        q = 0.0
         for i in range(n_features):
+            q += m[i] * m[i]
+        V = max(C - q / n_features, 1e-12 * C)
+        _matvec(F, m, omega, plain)
+        for mu in range(n_samples):
+            omega[mu] = omega[mu] - V * a[mu]
+        step_channel(omega, V, log_kappa, log_slope, width_sq, a_new, b)
+        total = 0.0
+        for mu in range(n_samples):
+            total += weights[mu] * b[mu]
+        gamma_new = total / n_features
+        if t == 1:
+            for mu in range(n_samples):
+                a[mu] = a_new[mu]
+            gamma = gamma_new
+            for i in range(n_features):
+                m_bar[i] = m[i]
+        else:
+            for mu in range(n_samples):
+                a[mu] = beta * a_new[mu] + (1.0 - beta) * a[mu]
+            gamma = beta * gamma_new + (1.0 - beta) * gamma
+            for i in range(n_features):
+                m_bar[i] = beta * m[i] + (1.0 - beta) * m_bar[i]
+        for mu in range(n_samples):
+            wa[mu] = weights[mu] * a[mu]
+        _matvec(F, wa, h, transposed)
+        for i in range(n_features):
+            h[i] = h[i] - gamma * m_bar[i]
             if not math.isfinite(h[i]):
                 return 1, m, rho, a, gamma, A, lam, t, False, False, change, steps
+            h2[i] = h[i] * h[i]
         if not (math.isfinite(A) and math.isfinite(lam) and A > 0):
             A, lam = 1.0, math.log(C / (1.0 - C))
-        lam, log_a, ok = _newton(h * h, C, lam, math.log(A), _TOL, _MAX_NEWTON)
+        lam, log_a, ok = _newton(h2, C, lam, math.log(A), _TOL, max_newton)
         if not ok:
             return 1, m, rho, a, gamma, A, lam, t, False, False, change, steps
         A = math.exp(log_a)
         rho, proposal = _beliefs(h, A, lam)
-        d = proposal - m
-        scale = math.sqrt(np.mean(proposal * proposal))
-        res = np.max(np.abs(d)) / scale if scale > 0 else 0.0
+        top = 0.0
+        pp = 0.0
+        for i in range(n_features):
+            d[i] = proposal[i] - m[i]
+            top = max(top, abs(d[i]))
+            pp += proposal[i] * proposal[i]
+        scale = math.sqrt(pp / n_features)
+        res = top / scale if scale > 0 else 0.0
         change[t - 1] = res
         steps[t - 1] = beta
         if not math.isfinite(res):
@@ -296,15 +397,16 @@ def adaptive_step_loop(
             converged = True
             break
         if t > 1:
-            norms = math.sqrt(np.dot(d, d)) * math.sqrt(np.dot(d_prev, d_prev))
-            cos = np.dot(d, d_prev) / norms if norms > 0 else 0.0
+            norms = math.sqrt(_dot(d, d)) * math.sqrt(_dot(d_prev, d_prev))
+            cos = _dot(d, d_prev) / norms if norms > 0 else 0.0
             if res > res_prev and cos < 0.0:
                 beta = max(beta * _SHRINK, min_step)
             else:
                 beta = min(1.0, max(beta * math.exp(_GAIN * cos), min_step))
-        d_prev = d
+        d, d_prev = d_prev, d
         res_prev = res
-        m = beta * proposal + (1.0 - beta) * m
+        for i in range(n_features):
+            m[i] = beta * proposal[i] + (1.0 - beta) * m[i]
         if res < best:
             best = res
             since_best = 0

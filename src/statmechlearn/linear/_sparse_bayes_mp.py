@@ -101,6 +101,16 @@ def sparse_bayes_amp(
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     tol = check_real(tol, "tol", minimum=0.0)
     damping = check_real(damping, "damping", minimum=0.0, maximum=1.0, include_max=False)
+    return fixed_damping_amp(Fm, C, activation, max_iter, tol, damping, callback)
+
+
+def fixed_damping_amp(Fm, C, activation, max_iter, tol, damping, callback=None, weights=None):
+    """:func:`sparse_bayes_amp` on the pattern matrix ``Fm`` and checked parameters.
+
+    ``weights`` (shape (M,), optional) multiply every example's output messages
+    ``a`` and ``b`` where they are summed into ``theta`` and ``Gamma``: for an
+    integer weight, the iteration on the data with the example repeated.
+    """
     n_samples, n_features = Fm.shape
     m = np.zeros(n_features)
     a = np.zeros(n_samples)
@@ -114,8 +124,12 @@ def sparse_bayes_amp(
         _, a_new, b = activation.log_partition(omega, V)
         if damping and t > 1:
             a_new = damping * a + (1.0 - damping) * a_new
-        theta = Fm.T @ a_new
-        gamma = np.sum(b) / n_features
+        if weights is None:
+            theta = Fm.T @ a_new
+            gamma = np.sum(b) / n_features
+        else:
+            theta = Fm.T @ (weights * a_new)
+            gamma = np.sum(weights * b) / n_features
         h = theta - gamma * m
         A, lam, rho, m_new = prior_update(h, C, A, lam)
         if damping and t > 1:
