@@ -14,6 +14,15 @@ outliers
     Soft and hard selection of informative examples (Dietrich & Opper).
 """
 
-from statmechlearn.theory import annealing, lvq_dynamics, ml_mixture, outliers, sparse_bayes
+from typing import TYPE_CHECKING
+
+from statmechlearn._core.lazy import attach
+
+# Imported on first use (see statmechlearn._core.lazy): an estimator that needs one
+# theory module does not import the other four.
+if TYPE_CHECKING:
+    from statmechlearn.theory import annealing, lvq_dynamics, ml_mixture, outliers, sparse_bayes
 
 __all__ = ["annealing", "lvq_dynamics", "ml_mixture", "outliers", "sparse_bayes"]
+
+__getattr__, __dir__ = attach(__name__, __file__)
