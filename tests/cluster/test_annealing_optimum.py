@@ -198,7 +198,7 @@ def test_the_final_partition_admits_no_single_move_that_lowers_the_cost(relocate
 def test_an_unconstrained_fit_at_a_finite_temperature_is_the_anneals_own(seed, monkeypatch):
     # EqualWidthMixture anneals without the mass constraint to a finite temperature (its
     # width), where the moves of the hard partition are not made: its fits are the anneal's
-    import statmechlearn.cluster._annealing as annealing
+    import statmechlearn.cluster._annealing_transitions as annealing
 
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(80, 2))

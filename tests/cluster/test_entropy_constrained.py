@@ -86,7 +86,7 @@ def test_compiled_step_matches_its_numpy_twin(seed, n, K, d):
     P /= np.maximum(P.sum(axis=1, keepdims=True), 1e-300)
     P[P.sum(axis=1) == 0, 0] = 1.0
     for lam, T in [(0.0, 5.0), (0.3, 0.5), (2.0, 1e-3)]:
-        got, change = _gibbs_step(X, np.einsum("ij,ij->i", X, X), P, lam, T)
+        got, change = _gibbs_step(X, np.einsum("ij,ij->i", X, X), np.zeros(0), P, lam, T)
         want, want_change = _gibbs_step_numpy(X, P, lam, T)
         assert np.all(np.isfinite(got))
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from statmechlearn.cluster import _polish as P
+from statmechlearn.cluster import _polish_kmeans as PK
 from statmechlearn.cluster import _split_merge as S
 from statmechlearn.cluster import grid_transmission
 
@@ -31,9 +32,9 @@ def _variants(X, D, H, w, E, k):
     """(name, compiled, twin, cost, free number of clusters) for one instance."""
     yield (
         "sse",
-        (lambda lab, m=None: P.sse_moves(X, lab, k)),
-        (lambda lab, m=None: P.sse_moves_numpy(X, lab, k)),
-        (lambda lab: P._sse(X, lab)),
+        (lambda lab, m=None: PK.sse_moves(X, lab, k)),
+        (lambda lab, m=None: PK.sse_moves_numpy(X, lab, k)),
+        (lambda lab: PK._sse(X, lab)),
         False,
     )
     # smooth k-means' Potts penalty on the closer half of the pairs, and a code length
@@ -45,17 +46,17 @@ def _variants(X, D, H, w, E, k):
 
             def cost(lab, lam=lam, graph=graph):
                 sizes = np.bincount(lab)[np.bincount(lab) > 0]
-                value = P._sse(X, lab) - lam * np.sum(sizes * np.log(sizes / len(lab)))
+                value = PK._sse(X, lab) - lam * np.sum(sizes * np.log(sizes / len(lab)))
                 if graph is not None:
                     value += 0.5 * np.sum(graph * (lab[:, None] != lab[None, :]))
                 return value
 
             yield (
                 f"sse entropy_weight={lam} graph={graph is not None} free={free}",
-                lambda lab, m=m, lam=lam, g=graph: P.sse_moves(
+                lambda lab, m=m, lam=lam, g=graph: PK.sse_moves(
                     X, lab, k + 1, max_clusters=m, graph=g, entropy_weight=lam
                 ),
-                lambda lab, m=m, lam=lam, g=graph: P.sse_moves_numpy(
+                lambda lab, m=m, lam=lam, g=graph: PK.sse_moves_numpy(
                     X, lab, k + 1, max_clusters=m, graph=g, entropy_weight=lam
                 ),
                 cost,
@@ -142,13 +143,13 @@ def test_hartigan_finds_the_move_lloyd_cannot():
     labels = np.array([0, 0, 1, 1, 1])
     means = np.array([X[labels == c].mean() for c in (0, 1)])
     assert np.array_equal(np.abs(X - means).argmin(axis=1), labels)
-    got, n_moves = P.sse_moves(X, labels, 2)
-    assert n_moves >= 1 and P._sse(X, got) < P._sse(X, labels)
+    got, n_moves = PK.sse_moves(X, labels, 2)
+    assert n_moves >= 1 and PK._sse(X, got) < PK._sse(X, labels)
 
 
 def test_bad_labels_are_refused():
     with pytest.raises(ValueError, match=r"labels must lie in \[0, n_clusters\)"):
-        P.sse_moves(np.zeros((3, 1)), np.array([0, 1, 2]), 2)
+        PK.sse_moves(np.zeros((3, 1)), np.array([0, 1, 2]), 2)
     with pytest.raises(ValueError, match=r"labels must lie in \[0, n_clusters\)"):
         P.map_moves(np.zeros((3, 1)), np.array([0, 1, 2]), np.eye(2))
 
@@ -220,7 +221,7 @@ def test_smooth_kmeans_without_a_graph_reaches_the_optimum_three_groups_have():
         ]
     )
     best = min(
-        P._sse(X, np.array(labels))
+        PK._sse(X, np.array(labels))
         for labels in itertools.product(range(3), repeat=len(X))
         if len(set(labels)) == 3
     )
@@ -305,14 +306,14 @@ def test_the_blas_precheck_never_skips_a_sweep_that_would_move(seed):
     # large data: sse_moves first tests every row at once and skips the compiled sweep when
     # none can move; its answer must be the sweep's, settled or not
     rng = np.random.default_rng(seed)
-    n, k = P.PRECHECK_ROWS + 500, 6
+    n, k = PK.PRECHECK_ROWS + 500, 6
     X = rng.normal(size=(n, 3)) + rng.integers(0, 4, (n, 1)) * 2.0
     centres = X[rng.choice(n, k, replace=False)]
     lloyd = ((X[:, None] - centres[None]) ** 2).sum(-1).argmin(axis=1)
-    tol = P.TOL * P._spread(X)
-    empty = P._csr(None, n)
-    for labels in (lloyd, P.sse_moves(X, lloyd, k)[0]):
-        swept = P._sse_moves(X, labels.copy(), k, 0.0, -1, *empty, tol)
-        got = P.sse_moves(X, labels, k)
+    tol = P.TOL * PK._spread(X)
+    empty = PK._csr(None, n)
+    for labels in (lloyd, PK.sse_moves(X, lloyd, k)[0]):
+        swept = PK._sse_moves(X, np.zeros(0), labels.copy(), k, 0.0, -1, *empty, tol)
+        got = PK.sse_moves(X, labels, k)
         assert np.array_equal(got[0], swept[0]) and got[1] == swept[1]
-        assert P._settled(X, labels, k, tol) == (swept[1] == 0)
+        assert PK._settled(X, labels, k, tol) == (swept[1] == 0)

@@ -281,7 +281,8 @@ CERTIFIED = {
     "EntropyConstrainedClustering": (
         "coded points",
         "at most",
-        lambda k: cluster.EntropyConstrainedClustering(),
+        # the cost written below is at lambda = 0.1 (the default is scaled to the data)
+        lambda k: cluster.EntropyConstrainedClustering(entropy_weight=0.1),
     ),
     "EntropyConstrainedClustering(entropy_weight=1)": (
         "coarsely coded points",

@@ -19,18 +19,16 @@ from sklearn.utils.validation import check_is_fitted
 from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.rng import check_random_state
-from statmechlearn._core.validation import RANDOM_STATE, validate_named
+from statmechlearn._core.validation import RANDOM_STATE
 from statmechlearn._core.warn import warn
+from statmechlearn.cluster._annealing_inputs import dense_rows, sample_weights, verbose_print
 from statmechlearn.cluster._annealing_moves import (
-    SWAP_ROWS,
     coincident,
     coincident_groups,
     nearest,
-    principal_axes,
-    relocate,
-    swap,
 )
 from statmechlearn.cluster._annealing_path import AnnealingPath
+from statmechlearn.cluster._annealing_transitions import _Transitions
 from statmechlearn.cluster._checks import check_scale
 from statmechlearn.cluster._gibbs import (
     _checked_pass,
@@ -39,8 +37,8 @@ from statmechlearn.cluster._gibbs import (
     gibbs_statistics,
     posterior,
     statistics_from_pass,
+    total_weight,
 )
-from statmechlearn.cluster._polish import sse_moves
 from statmechlearn.cluster._schedule import GeometricSchedule, run_schedule
 from statmechlearn.theory.annealing import critical_temperature
 
@@ -104,8 +102,23 @@ class _FloorOnceHard(GeometricSchedule):
         )
 
 
+def _exact_small(X, centers):
+    """Squared distances, those the expansion leaves at its round-off computed directly.
+
+    ``|x|^2 - 2 x.y + |y|^2`` is exact to a few ulps of ``|x|^2 + |y|^2``, so a point at
+    (or next to) a code vector gets ``sqrt(ulp) ~ 1e-8`` instead of its own distance; those
+    few entries are recomputed from the difference.
+    """
+    d2 = squared_distances(X, centers)
+    scale = np.einsum("ij,ij->i", X, X)[:, None] + np.einsum("ij,ij->i", centers, centers)
+    rows, cols = np.nonzero(d2 <= 1e-10 * scale)
+    if len(rows):
+        d2[rows, cols] = np.sum((X[rows] - centers[cols]) ** 2, axis=1)
+    return d2
+
+
 class DeterministicAnnealing(
-    ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+    _Transitions, ClusterMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 ):
     """Maximum-entropy clustering by deterministic annealing (squared Euclidean).
 
@@ -185,18 +198,24 @@ class DeterministicAnnealing(
     random_state : None, int, RandomState or Generator, default=None
         Seeds the perturbations that break symmetry at splits and the random
         ``init``.
+    verbose : int, default=0
+        At 1 or more, :meth:`fit` prints one line per temperature (its
+        free energy and distortion per sample, the number of distinct code
+        vectors and the fixed-point iterations it took) and one per final
+        move (split-and-merge, swap and single-object moves).
 
     Attributes
     ----------
     cluster_centers_ : ndarray of shape (n_found, n_features)
-        Code vectors at the final temperature.
+        Code vectors at the final temperature (float32 for float32 ``X``).
     cluster_weights_ : ndarray of shape (n_found,)
         Their weights ``w_k`` (uniform unless mass-constrained).
     labels_ : ndarray of shape (n_samples,)
         Most probable cluster of each training point (mass-constrained: a
         local minimum of the inertia under single-point moves).
     inertia_ : float
-        Sum of squared distances to the nearest code vector (as ``KMeans``).
+        Sum of squared distances to the nearest code vector (as ``KMeans``),
+        each weighted by its sample's weight when ``sample_weight`` is given.
     temperature_ : float
         Final temperature.
     critical_temperature_ : float
@@ -219,6 +238,16 @@ class DeterministicAnnealing(
 
     Notes
     -----
+    With ``sample_weight`` every sum over the samples is weighted: the free
+    energy is ``F = -T sum_i a_i log sum_k w_k exp(-|x_i - y_k|^2/T) / sum_i a_i``,
+    the masses ``sum_i a_i p(k|x_i)`` and the centroids
+    ``sum_i a_i p(k|x_i) x_i / sum_i a_i p(k|x_i)``, and the hard cost of the
+    final moves is ``sum_i a_i |x_i - y_c(i)|^2`` (Hartigan's gain for moving
+    ``x`` of weight ``a`` from ``A`` to ``B`` is
+    ``a n_B/(n_B + a) |x - m_B|^2 - a n_A/(n_A - a) |x - m_A|^2``, the ``n``
+    cluster weights): an integer weight is the sample repeated, a zero weight
+    the sample dropped. Each sample's assignment probabilities are its own.
+
     A run whose floor is reached with fewer than ``n_clusters`` distinct code
     vectors (too few distinct points, or constant data, which has no
     transition) warns and keeps what it found. Non-converged temperatures are
@@ -287,7 +316,10 @@ class DeterministicAnnealing(
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": [*RANDOM_STATE],
+        "verbose": ["verbose"],
     }
+    # the fit's sample weights while it runs (None: unweighted, also for partial_fit)
+    _sample_weight = None
 
     def __init__(
         self,
@@ -306,6 +338,7 @@ class DeterministicAnnealing(
         max_iter=300,
         tol=1e-4,
         random_state=None,
+        verbose=0,
     ):
         self.n_clusters = n_clusters
         self.mass_constrained = mass_constrained
@@ -321,25 +354,38 @@ class DeterministicAnnealing(
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
+        return tags
 
     # -- fitting ---------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Anneal (or iterate at fixed temperature) on X.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data, finite.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data, finite, float64 or float32 (computed in float64;
+            the code vectors are returned in X's dtype). Sparse input is
+            converted to a dense array.
         y : Ignored
             Not used, present for API consistency.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the samples in every sum of the fit (see
+            Notes); None weighs each one.
 
         Returns
         -------
         self : DeterministicAnnealing
             Fitted estimator.
         """
-        X = check_scale(validate_named(self, X, dtype=np.float64))
+        X, dtype = dense_rows(self, X, reset=True)
+        self._sample_weight = sample_weights(sample_weight, X)
         # a fit starts a new stream for partial_fit
         self.__dict__.pop("_stream_mass", None)
         n = X.shape[0]
@@ -355,18 +401,23 @@ class DeterministicAnnealing(
         # waits for a thread that has no core: on two cores a pass right after a threaded
         # product took 15 ms instead of 1.2 ms, and a fit at n = 2e5 593 ms instead of 363.
         # Entered once here, the passes inside do not enter it again (blas_held).
-        with blas_held():
-            self._fit_centred(X, rng)
+        try:
+            with blas_held():
+                self._fit_centred(X, rng)
+        finally:
+            del self._sample_weight
+        self.cluster_centers_ = self.cluster_centers_.astype(dtype, copy=False)
         return self
 
     def _fit_centred(self, X, rng):
         """The fit proper on validated ``X``: centre, anneal or iterate, record the results."""
+        w = self._sample_weight
         # centred data keep |x|^2 - 2 x.y + |y|^2 free of cancellation
-        mean = X.mean(axis=0)
+        mean = X.mean(axis=0) if w is None else np.average(X, axis=0, weights=w)
         X = X - mean
         self._train_mean = mean
         self._x_sq = np.einsum("ij,ij->i", X, X)
-        cov = np.atleast_2d(np.cov(X, rowvar=False, bias=True))
+        cov = np.atleast_2d(np.cov(X, rowvar=False, bias=True, aweights=w))
         self.critical_temperature_ = critical_temperature(cov)
         self._scale = max(float(np.trace(cov)), np.finfo(float).tiny)
         # as KMeans: relative to the mean per-feature variance
@@ -375,6 +426,7 @@ class DeterministicAnnealing(
         self._stalled = []
         self.path_ = AnnealingPath()
         self.n_iter_ = 0
+        self._iter_recorded = 0
         if self.anneal:
             centers, log_w = self._anneal(X, rng)
         else:
@@ -382,6 +434,11 @@ class DeterministicAnnealing(
         self.cluster_centers_ = centers + mean
         self.cluster_weights_ = np.exp(log_w)
         self.labels_, self.inertia_ = self._labels(X, centers, log_w)
+        verbose_print(
+            self.verbose,
+            f"Finished at T={self.temperature_:.4g}: {len(centers)} code vectors, "
+            f"inertia {self.inertia_:.6g}, {self.n_iter_} iterations.",
+        )
         if self._stalled:
             T, shift = self._stalled[0]
             warn(
@@ -391,11 +448,11 @@ class DeterministicAnnealing(
                 "max_iter or cool more slowly",
                 ConvergenceWarning,
             )
-        del self._x_sq, self._stalled
+        del self._x_sq, self._stalled, self._iter_recorded
 
     def _labels(self, X, centers, log_w):
         """Most probable cluster at the final temperature, and the inertia."""
-        labels, inertia = nearest(X, self._x_sq, centers)
+        labels, inertia = nearest(X, self._x_sq, centers, self._sample_weight)
         if np.ptp(log_w) > 0.0:
             # unequal weights tilt the most probable cluster away from the nearest one
             labels = np.empty_like(labels)
@@ -427,22 +484,25 @@ class DeterministicAnnealing(
             # run follows the minimum it starts in, so plain iteration there
             accelerate=self.anneal,
             final_stats=True,
+            sample_weight=self._sample_weight,
         )
         self.n_iter_ += n_it
         if shift[0] > self._tol_abs:
             self._stalled.append((T, float(shift[0])))
         return c[0], lw[0], self._stats_from(X.shape[0], T, out) if with_stats else None
 
-    @staticmethod
-    def _stats_from(n, T, out):
+    def _stats_from(self, n, T, out):
         _, mass, dist, log_z, plogp = out
+        n = total_weight(n, self._sample_weight)
         stats = statistics_from_pass(n, T, mass, dist, log_z, plogp)
         stats["cluster_mass"], stats["cluster_distortion"] = mass[0], dist[0]
         return stats
 
     def _statistics(self, X, centers, log_w, T):
         """Path statistics of one Gibbs pass, with the per-cluster mass and distortion."""
-        out = _checked_pass(X, centers[None], log_w[None], float(T), self._x_sq)
+        out = _checked_pass(
+            X, centers[None], log_w[None], float(T), self._x_sq, self._sample_weight
+        )
         return self._stats_from(X.shape[0], T, out)
 
     def _record(self, X, centers, log_w, T, stats=None):
@@ -450,6 +510,13 @@ class DeterministicAnnealing(
             stats = self._statistics(X, centers, log_w, T)
         n_distinct = int(coincident_groups(coincident(centers, np.sqrt(self._scale))).max()) + 1
         self.path_._append(T, stats, centers + self._train_mean, np.exp(log_w), n_distinct)
+        if self.verbose:
+            print(
+                f"Temperature {T:.4g}: free energy {stats['free_energy'][0]:.6g}, "
+                f"distortion {stats['distortion'][0]:.6g}, {n_distinct} code vectors, "
+                f"{self.n_iter_ - self._iter_recorded} iterations."
+            )
+            self._iter_recorded = self.n_iter_
 
     def _fixed(self, X, rng):
         if self.temperature is None:
@@ -512,13 +579,15 @@ class DeterministicAnnealing(
 
         # Until the last split, the anneal may run on a random subsample: the critical
         # temperatures are those of the data's distribution, estimated to O(m^-1/2).
-        data = {"X": X, "x_sq": self._x_sq}
+        data = {"X": X, "x_sq": self._x_sq, "w": self._sample_weight}
         if self.split_sample_size is not None and X.shape[0] > self.split_sample_size:
             rows = np.sort(rng.choice(X.shape[0], self.split_sample_size, replace=False))
             data["X"], self._x_sq = X[rows], self._x_sq[rows]
+            if data["w"] is not None:
+                self._sample_weight = data["w"][rows]
 
         def use_all_rows():
-            data["X"], self._x_sq = X, data["x_sq"]
+            data["X"], self._x_sq, self._sample_weight = X, data["x_sq"], data["w"]
 
         # The engine's state: code vectors, log-weights, the path statistics of the last
         # Gibbs pass (None once a merge or split made them stale), pending split candidates.
@@ -585,6 +654,7 @@ class DeterministicAnnealing(
             max_iter=_POLISH_ITER,
             tol=_POLISH_TOL * self._tol_abs,
             accelerate=False,
+            sample_weight=self._sample_weight,
         )
         self.n_iter_ += n_it
         centers, log_w = centers[0], log_w[0]
@@ -598,193 +668,8 @@ class DeterministicAnnealing(
             )
         return centers, log_w
 
-    def _relocate(self, X, centers, log_w, T, rng):
-        """Split-and-merge, then swap moves at the final temperature (see Notes).
-
-        Above ``SWAP_ROWS`` rows the moves are searched on an even thinning of
-        X (each trial is a fixed point, tens of passes) and their result is
-        kept only if its fixed point on all rows has a lower inertia.
-        """
-        x_sq = self._x_sq
-        stride = -(-X.shape[0] // SWAP_ROWS)
-        Xs, self._x_sq = X[::stride], x_sq[::stride]
-        events = []
-
-        def trial(X, centers, log_w, T):
-            return self._iterate(X, centers, log_w, T, with_stats=False)
-
-        try:
-            moved_c, moved_w = relocate(Xs, self._x_sq, centers, log_w, T, trial, events)
-            swapped = swap(Xs, self._x_sq, moved_c, T, trial, events, rng)
-            if swapped is not None:
-                moved_c, moved_w = swapped
-        finally:
-            self._x_sq = x_sq
-        if not events:
-            return centers, log_w
-        if stride > 1:
-            moved_c, moved_w, _ = self._iterate(X, moved_c, moved_w, T, with_stats=False)
-            if not nearest(X, x_sq, moved_c)[1] < nearest(X, x_sq, centers)[1] * (1.0 - 1e-12):
-                return centers, log_w
-        self.path_.events.extend(events)
-        return moved_c, moved_w
-
-    def _single_moves(self, X, centers, log_w, T):
-        """Hartigan's single-object moves on the final partition, kept if the free energy falls.
-
-        The fixed point at the floor is one of Lloyd's: every row is nearest its own
-        centroid, yet moving one row to another cluster can still lower the k-means
-        cost (``n_b/(n_b+1) |x - m_b|^2 < n_a/(n_a-1) |x - m_a|^2``). The moves take the
-        partition to a local minimum of the cost under single moves
-        (:func:`~statmechlearn.cluster._polish.sse_moves`), where every row is still
-        nearest its own centroid, so the fixed point from its means is that partition.
-        """
-        labels, _ = nearest(X, self._x_sq, centers)
-        K = len(centers)
-        if np.bincount(labels, minlength=K).min() == 0:
-            return centers, log_w
-        moved, n_moves = sse_moves(X, labels, K)
-        if n_moves == 0:
-            return centers, log_w
-        counts = np.bincount(moved, minlength=K)
-        sums = np.column_stack([np.bincount(moved, weights=col, minlength=K) for col in X.T])
-        trial_w = np.log(counts / X.shape[0]) if self.mass_constrained else log_w
-        trial, trial_w, _ = self._iterate(X, sums / counts[:, None], trial_w, T, with_stats=False)
-        # judged by the anneal's own objective at T, the free energy (the inertia as
-        # T -> 0): at a finite last temperature (EqualWidthMixture's width) a fixed point
-        # of lower hard inertia can have a higher free energy
-        before, after = (
-            float(gibbs_statistics(X, c[None], w[None], T)["free_energy"][0])
-            for c, w in ((centers, log_w), (trial, trial_w))
-        )
-        if not after < before - 1e-12 * abs(before):
-            return centers, log_w
-        self.path_.events.append(
-            {
-                "temperature": T,
-                "critical_temperature": np.nan,
-                "cluster": -1,
-                "accepted": True,
-                "single_moves": int(n_moves),
-            }
-        )
-        return trial, trial_w
-
-    def _settled(self, centers):
-        """Whether no split can come any more: every code vector allowed is in use and distinct."""
-        if self.mass_constrained:
-            return len(centers) >= self.n_clusters
-        return int(coincident_groups(coincident(centers, np.sqrt(self._scale))).max()) + 1 == len(
-            centers
-        )
-
-    def _merge(self, centers, log_w, T, stats):
-        """Merge mass-constrained code vectors that have fallen together.
-
-        Coincident code vectors act as one whose weight is their sum, so
-        merging them changes nothing but frees room for a split elsewhere.
-        Two count as coincident when their squared gap is below ``1e-6``
-        times their clusters' mean squared spread.
-        """
-        if len(centers) < 2:
-            return centers, log_w
-        mass = stats["cluster_mass"]
-        spread = stats["cluster_distortion"] / np.maximum(mass, np.finfo(float).tiny)
-        gap = squared_distances(centers, centers)
-        labels = coincident_groups(gap < 1e-6 * (spread[:, None] + spread[None, :]) / 2.0)
-        if labels.max() + 1 == len(centers):
-            return centers, log_w
-        members = [labels == g for g in range(labels.max() + 1)]
-        merged_w = np.array([np.logaddexp.reduce(log_w[m]) for m in members])
-        merged_c = np.array(
-            [np.average(centers[m], axis=0, weights=mass[m] + 1e-300) for m in members]
-        )
-        for m in members:
-            if m.sum() > 1:
-                self.path_.events.append(
-                    {
-                        "temperature": T,
-                        "critical_temperature": np.nan,
-                        "cluster": int(np.argmax(m)),
-                        "accepted": False,
-                    }
-                )
-        return merged_c, merged_w
-
-    def _candidates(self, X, centers, log_w, T):
-        """Clusters that may still split, with their critical temperatures.
-
-        Mass-constrained: every code vector while fewer than n_clusters exist.
-        Unconstrained: every group of code vectors that still coincide. Returns
-        ``(2 lambda_max, first member, members, lambda_max, principal axis)``
-        of the posterior-weighted covariance, highest critical temperature first.
-        """
-        if self.mass_constrained:
-            if len(centers) >= self.n_clusters:
-                return []
-            labels = np.arange(len(centers))
-        else:
-            labels = coincident_groups(coincident(centers, np.sqrt(self._scale)))
-        groups = [np.flatnonzero(labels == g) for g in range(labels.max() + 1)]
-        if not self.mass_constrained:
-            groups = [members for members in groups if len(members) >= 2]
-        axes = principal_axes(X, self._x_sq, centers, log_w, T, groups)
-        candidates = [
-            (2.0 * lam, members[0], members, lam, vec, mass)
-            for members, (lam, vec, mass) in zip(groups, axes, strict=True)
-        ]
-        candidates.sort(key=lambda c: -c[0])
-        return candidates
-
-    def _split(self, X, centers, log_w, T, rng, candidates):
-        """Split the candidate clusters whose critical temperature lies above T.
-
-        Mass-constrained: a code vector is duplicated and the pair pushed apart
-        along its principal axis (weights halved). Unconstrained: a group of
-        coincident code vectors is divided in two halves the same way. Returns
-        the new code vectors and weights, the path statistics at them (None
-        when a pair was merged back), and the candidates left unsplit.
-        """
-        room = self.n_clusters - len(centers) if self.mass_constrained else len(centers)
-        splits = [c for c in candidates if c[0] > T][:room]
-        centers, log_w = list(centers), list(log_w)
-        pairs = []
-        for Tc_k, k, members, lam, vec, _ in splits:
-            delta = 0.1 * np.sqrt(lam) * vec * rng.choice([-1.0, 1.0])
-            base = centers[k].copy()
-            if self.mass_constrained:
-                centers[k] = base + delta
-                centers.append(base - delta)
-                log_w[k] -= np.log(2.0)
-                log_w.append(log_w[k])
-                pairs.append((Tc_k, k, len(centers) - 1, 4.0 * lam * 0.01))
-            else:
-                half = len(members) // 2
-                for i, j in enumerate(members):
-                    centers[j] = base + delta if i < half else base - delta
-                pairs.append((Tc_k, members[0], members[-1], 4.0 * lam * 0.01))
-        centers, log_w = np.array(centers), np.array(log_w)
-        centers, log_w, stats = self._iterate(X, centers, log_w, T)
-        # below its critical temperature a pair's gap grows (by about T_c/T per
-        # iteration); a pair whose gap shrank is not splitting: merge it back
-        merged = []
-        for Tc_k, k, j, gap_0 in pairs:
-            gap = np.sum((centers[k] - centers[j]) ** 2)
-            accepted = bool(gap > gap_0)
-            self.path_.events.append(
-                {"temperature": T, "critical_temperature": Tc_k, "cluster": k, "accepted": accepted}
-            )
-            if not accepted and self.mass_constrained:
-                log_w[k] = np.logaddexp(log_w[k], log_w[j])
-                merged.append(j)
-        if merged:
-            keep = np.setdiff1d(np.arange(len(centers)), merged)
-            centers, log_w, stats = centers[keep], log_w[keep], None
-        rest = [c for c in candidates if not any(c is s for s in splits)]
-        return centers, log_w, stats, rest
-
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y=None):
+    def partial_fit(self, X, y=None, sample_weight=None):
         """Update the code vectors with one batch (mini-batch / streaming DA).
 
         The first call fits (anneals) on its batch. Each later call makes one
@@ -799,10 +684,12 @@ class DeterministicAnnealing(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            One batch, finite.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            One batch, finite (sparse input is converted to a dense array).
         y : Ignored
             Not used, present for API consistency.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the batch's samples in the running sums (see :meth:`fit`).
 
         Returns
         -------
@@ -810,18 +697,25 @@ class DeterministicAnnealing(
             Updated estimator; ``labels_`` and ``inertia_`` refer to this batch.
         """
         if not hasattr(self, "_stream_mass"):
-            self.fit(X)
-            X = self._validate(X)
+            self.fit(X, sample_weight=sample_weight)
+            X, _ = self._validate(X)
+            w = sample_weights(sample_weight, X)
             proba, _ = self._posterior(X)
+            if w is not None:
+                proba = proba * w[:, None]
             self._stream_mass = proba.sum(axis=0)
             self._stream_sums = proba.T @ X
             self.n_samples_seen_ = X.shape[0]
             return self
-        X = check_scale(self._validate(X))
+        X, _ = self._validate(X)
+        check_scale(X)
+        w = sample_weights(sample_weight, X)
         centers = self._centers_centred()
         log_w = np.log(self.cluster_weights_)
         x_sq = np.einsum("ij,ij->i", X, X)
-        sums, mass, _, _, _ = _checked_pass(X, centers[None], log_w[None], self.temperature_, x_sq)
+        sums, mass, _, _, _ = _checked_pass(
+            X, centers[None], log_w[None], self.temperature_, x_sq, w
+        )
         self._stream_mass = self._stream_mass + mass[0]
         self._stream_sums = self._stream_sums + sums[0]
         self.n_samples_seen_ += X.shape[0]
@@ -831,12 +725,15 @@ class DeterministicAnnealing(
             self._stream_sums / np.where(seen, self._stream_mass, 1.0)[:, None],
             centers,
         )
-        self.cluster_centers_ = centers + self._train_mean
+        dtype = self.cluster_centers_.dtype
+        self.cluster_centers_ = (centers + self._train_mean).astype(dtype, copy=False)
         if self.mass_constrained:
             self.cluster_weights_ = self._stream_mass / self._stream_mass.sum()
-        self._x_sq = x_sq
-        self.labels_, self.inertia_ = self._labels(X, centers, np.log(self.cluster_weights_))
-        del self._x_sq
+        self._x_sq, self._sample_weight = x_sq, w
+        try:
+            self.labels_, self.inertia_ = self._labels(X, centers, np.log(self.cluster_weights_))
+        finally:
+            del self._x_sq, self._sample_weight
         return self
 
     # -- prediction ------------------------------------------------------------
@@ -857,35 +754,40 @@ class DeterministicAnnealing(
         return self.cluster_centers_ - self._train_mean
 
     def _validate(self, X):
-        """Validated X, shifted by the training mean like the fit's distances."""
+        """Validated X in float64, shifted by the training mean like the fit's distances,
+        and its float dtype."""
         check_is_fitted(self)
-        return validate_named(self, X, dtype=np.float64, reset=False) - self._train_mean
+        X, dtype = dense_rows(self, X, reset=False)
+        return X - self._train_mean, dtype
 
     def predict_proba(self, X):
         """Gibbs assignment probabilities at the final temperature.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples, n_found)
+            In X's float dtype.
         """
-        return self._proba(self._validate(X))
+        X, dtype = self._validate(X)
+        return self._proba(X).astype(dtype, copy=False)
 
     def predict(self, X):
         """Most probable cluster at the final temperature.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples,)
         """
-        return self.predict_proba(X).argmax(axis=1)
+        X, _ = self._validate(X)
+        return self._proba(X).argmax(axis=1)
 
     @property
     def _n_features_out(self):
@@ -897,26 +799,28 @@ class DeterministicAnnealing(
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples, n_found)
+            In X's float dtype.
         """
-        return np.sqrt(squared_distances(self._validate(X), self._centers_centred()))
+        X, dtype = self._validate(X)
+        return np.sqrt(_exact_small(X, self._centers_centred())).astype(dtype, copy=False)
 
     def free_energy(self, X):
         """Free energy per sample ``-T <log sum_k w_k exp(-|x - y_k|^2/T)>`` of X.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         float
         """
-        X = self._validate(X)
+        X, _ = self._validate(X)
         stats = gibbs_statistics(
             X, self._centers_centred()[None], np.log(self.cluster_weights_)[None], self.temperature_
         )

@@ -1,4 +1,4 @@
-"""Fixed-point kernel of maximum-entropy clustering, batched over independent runs.
+"""Fixed point of maximum-entropy clustering, batched over independent runs.
 
 For code vectors ``y_k`` with log-weights ``log w_k`` at temperature ``T`` the
 Gibbs assignment is ``p(k|x) = w_k exp(-|x - y_k|^2 / T) / Z_x``. The kernel
@@ -7,38 +7,20 @@ alternates it with the centroid condition ``y_k = sum_x p(k|x) x / sum_x p(k|x)`
 isotropic Gaussian mixture of variance ``T/2``. Arrays carry a leading run
 axis ``B`` so that many starts on the same data cost one matrix product.
 
-One pass (:func:`gibbs_pass`) is a numba loop over fixed blocks of rows:
-per block a BLAS product gives the cross terms ``x . y_k`` and one sweep turns
-them into logits, keeping each row's two largest. A *hard* row, whose second
-term is below ``e^-40`` of its largest, is assigned one-hot exactly
-(the dense path zeroes the others too): it adds itself to one centroid sum, as
-in a Lloyd iteration, with no exponential. The soft rows go through the
-exponentials (accumulating masses, and distortions and entropy when asked) and
-a second product gives their centroid sums; where more than half of a block's
-rows are soft, all its rows take that dense path. A block is held as
-``(code vector, row)``, so that every loop runs along the block's 1024 rows
-and vectorises (along K = 10 entries per row it did not). The exponentials of a
-block are one branch-free loop (:func:`~statmechlearn._core.fastexp.exp_nonpositive`,
-within an ulp of libm's and vectorised by LLVM, three times faster than scalar
-calls). Terms with ``p(k|x) < e^-40 p_max(x)`` lie below double precision of the
-row's normaliser and are set to zero; the row's largest term is exactly
-``exp(0) = 1``. The blocks are split over numba's threads (a ``prange``; on one
-thread a plain loop, which compiles in half the time) and summed in a fixed
-order, so results do not depend on the number of threads.
-:func:`gibbs_pass_numpy` is the dense NumPy twin the tests hold the kernel to.
+One pass (:func:`gibbs_pass`) is a numba loop over fixed blocks of rows
+(:mod:`statmechlearn.cluster._gibbs_kernels`, which says how); sample weights,
+where given, multiply each point's share of every sum, so that an integer weight
+is the point repeated. :func:`gibbs_pass_numpy` is the dense NumPy twin the tests
+hold the kernel to.
 Distances use ``|x|^2 - 2 x.y + |y|^2``; callers centre ``X`` first when its
 mean is far from the origin. The pass needs O(B K d) memory beyond ``X``;
 :func:`posterior` returns O(n B K).
 """
 
-import threading
-
-import numba
 import numpy as np
 from scipy.special import logsumexp
 
 from statmechlearn._core.distances import squared_distances
-from statmechlearn._core.fastexp import exp_nonpositive
 from statmechlearn._core.threads import one_blas_thread
 from statmechlearn._core.validation import (
     check_array_finite,
@@ -46,8 +28,21 @@ from statmechlearn._core.validation import (
     check_magnitude,
     check_real,
 )
+from statmechlearn.cluster._gibbs_kernels import (
+    _BLOCK,
+    _HELD,
+    _LOG_TINY,  # noqa: F401 - its users import it here
+    _NO_WEIGHTS,
+    _SPAN,
+    _one_run_loop,
+    _OneRun,
+    _pass_kernel,
+    _softmax_rows,
+    blas_held,
+)
 
 __all__ = [
+    "blas_held",
     "gibbs_fixed_point",
     "gibbs_pass",
     "gibbs_pass_numpy",
@@ -56,325 +51,11 @@ __all__ = [
     "statistics_from_pass",
 ]
 
-# Rows per block of the compiled pass: fixed, so that the summation order (and
-# hence every result bit) is independent of the thread count.
-_BLOCK = 1024
-# exp(-40) = 4e-18 is below half an ulp of a normaliser >= 1.
-_LOG_TINY = -40.0
-_SPAN = 64 * _BLOCK
-_FAST = {"reassoc", "contract"}
-# A run's block takes the dense path (every row through the exponentials and a
-# product) when more than this fraction of its rows is soft; below it the hard
-# rows are summed one by one and only the soft ones are gathered.
-_SOFT_DENSE = 0.5
-# Entries of a row softmax (rows times code vectors) up to which it runs on this thread.
-_SOFTMAX_SERIAL = 1 << 16
-# Whether this thread is inside :func:`blas_held`: the passes then skip their own
-# one_blas_thread, whose entry and exit (threadpoolctl reading and setting every
-# library's limit) cost 14 us, as much as a whole pass over iris on one thread.
-_HELD = threading.local()
-
-
-class blas_held:
-    """:func:`~statmechlearn._core.threads.one_blas_thread` for a whole fit, entered once.
-
-    The passes inside it run as under their own ``one_blas_thread`` without
-    entering it again (a fit runs hundreds of passes on small data); nested
-    uses on the same thread enter it only at the outermost.
-    """
-
-    def __enter__(self):
-        self._outer = not getattr(_HELD, "on", False)
-        if self._outer:
-            self._limit = one_blas_thread()
-            self._limit.__enter__()
-            _HELD.on = True
-        return self
-
-    def __exit__(self, *exc):
-        if self._outer:
-            _HELD.on = False
-            return self._limit.__exit__(*exc)
-        return None
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
-def _soft_part(P, top, lw, inv_t, with_stats, mass, dist):  # pragma: no cover - compiled
-    """Turn logits ``P`` (code vector, row) into ``p(k|x)`` in place; add masses and stats.
-
-    ``P`` holds the logits relative to each row's largest, ``top``. Returns the rows'
-    ``sum log Z_x`` and ``sum p log p`` (zero below ``with_stats`` 1 and 2).
-    """
-    K, m = P.shape
-    flat = P.reshape(K * m)
-    logits = flat.copy() if with_stats >= 2 else flat[:0]
-    bits = np.empty(K * m, dtype=np.int64)
-    exp_nonpositive(flat, bits, K * m, _LOG_TINY)
-    totals = np.zeros(m)
-    for k in range(K):
-        row = P[k]
-        for r in range(m):
-            totals[r] += row[r]
-    for r in range(m):
-        totals[r] = 1.0 / totals[r]
-    for k in range(K):
-        row = P[k]
-        acc = 0.0
-        for r in range(m):
-            p = row[r] * totals[r]
-            row[r] = p
-            acc += p
-        mass[k] += acc
-    log_z = 0.0
-    ent = 0.0
-    if with_stats >= 1:
-        log_inv = np.empty(m)
-        for r in range(m):
-            log_inv[r] = np.log(totals[r])
-            log_z += top[r] - log_inv[r]
-        if with_stats >= 2:
-            for k in range(K):
-                row = P[k]
-                lwk = lw[k]
-                acc = 0.0
-                for r in range(m):
-                    p = row[r]
-                    if p > 0.0:
-                        u = logits[k * m + r]
-                        acc += p * (lwk - u - top[r])
-                        ent += p * (u + log_inv[r])
-                dist[k] += acc / inv_t
-    return log_z, ent
-
-
-@numba.njit(cache=True, nogil=True, fastmath=_FAST, error_model="numpy")
-def _block(
-    xb, xs, cy, y_sq, log_w, inv_t, with_stats, sums, mass, dist, log_z, plogp
-):  # pragma: no cover - compiled
-    """One block of rows: add its centroid sums, masses and statistics to the outputs.
-
-    A block is held as (code vector, row): every loop runs along the block's rows,
-    contiguous and long, so LLVM vectorises it (along K = 10 it would not).
-    """
-    m, d = xb.shape
-    B, K = log_w.shape
-    # the cross terms x . y_k, turned into logits in place
-    prob = np.dot(cy, xb.T).reshape(B, K, m)
-    top = np.empty(m)
-    second = np.empty(m)
-    lab = np.empty(m, dtype=np.int64)
-    soft = np.empty(m, dtype=np.int64)
-    for b in range(B):
-        P = prob[b]
-        lw = log_w[b]
-        for r in range(m):
-            top[r] = -np.inf
-            second[r] = -np.inf
-            lab[r] = 0
-        # one sweep keeps each row's two largest logits and the first code vector
-        # holding the largest: a row is hard when its second term, relative to
-        # its top, is below e^-40 (a tie for the top is soft)
-        for k in range(K):
-            row = P[k]
-            lwk = lw[k]
-            yk = y_sq[b, k]
-            for r in range(m):
-                lk = lwk - max(xs[r] - 2.0 * row[r] + yk, 0.0) * inv_t
-                row[r] = lk
-                t = top[r]
-                above = lk > t
-                second[r] = t if above else max(second[r], lk)
-                top[r] = lk if above else t
-                lab[r] = k if above else lab[r]
-        ns = 0
-        for r in range(m):
-            if second[r] - top[r] > _LOG_TINY:
-                soft[ns] = r
-                ns += 1
-                lab[r] = -1
-        sb = sums[b * K : (b + 1) * K]
-        if ns > _SOFT_DENSE * m:
-            # logits relative to the row's top, u <= 0 (exactly 0 at the top)
-            for k in range(K):
-                row = P[k]
-                for r in range(m):
-                    row[r] -= top[r]
-            lz, ent = _soft_part(P, top, lw, inv_t, with_stats, mass[b], dist[b])
-            sb[:, :] = np.dot(P, xb)
-        else:
-            # a hard row's assignment is one-hot exactly: the exponentials it would
-            # sum are zeroed below e^-40, so it adds its row to one centroid sum
-            lz = 0.0
-            for r in range(m):
-                k = lab[r]
-                if k < 0:
-                    continue
-                mass[b, k] += 1.0
-                for j in range(d):
-                    sb[k, j] += xb[r, j]
-                if with_stats >= 1:
-                    lz += top[r]
-                    if with_stats >= 2:
-                        # |x - y_k|^2 = T (log w_k - logit_k), the top logit
-                        dist[b, k] += (lw[k] - top[r]) / inv_t
-            ent = 0.0
-            if ns > 0:
-                Ps = np.empty((K, ns))
-                ts = np.empty(ns)
-                xsoft = np.empty((ns, d))
-                for i in range(ns):
-                    r = soft[i]
-                    ts[i] = top[r]
-                    for j in range(d):
-                        xsoft[i, j] = xb[r, j]
-                for k in range(K):
-                    for i in range(ns):
-                        Ps[k, i] = P[k, soft[i]] - ts[i]
-                lz2, ent = _soft_part(Ps, ts, lw, inv_t, with_stats, mass[b], dist[b])
-                lz += lz2
-                sb[:, :] += np.dot(Ps, xsoft)
-        log_z[b] += lz
-        plogp[b] += ent
-
-
-@numba.njit(cache=True, nogil=True)
-def _pass_blocks(
-    X, cy, x_sq, y_sq, log_w, inv_t, with_stats, first, last, sums, mass, dist, log_z, plogp
-):  # pragma: no cover - compiled
-    """Blocks ``first`` to ``last`` of ``X``, each into its own slot of the outputs."""
-    n = X.shape[0]
-    for blk in range(first, last):
-        start = blk * _BLOCK
-        stop = min(n, start + _BLOCK)
-        _block(
-            X[start:stop],
-            x_sq[start:stop],
-            cy,
-            y_sq,
-            log_w,
-            inv_t,
-            with_stats,
-            sums[blk],
-            mass[blk],
-            dist[blk],
-            log_z[blk],
-            plogp[blk],
-        )
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _pass_blocks_parallel(
-    X, cy, x_sq, y_sq, log_w, inv_t, with_stats, sums, mass, dist, log_z, plogp
-):  # pragma: no cover - compiled
-    """:func:`_pass_blocks` over every block of ``X``, the blocks over numba's threads."""
-    for blk in numba.prange(sums.shape[0]):
-        _pass_blocks(
-            X,
-            cy,
-            x_sq,
-            y_sq,
-            log_w,
-            inv_t,
-            with_stats,
-            blk,
-            blk + 1,
-            sums,
-            mass,
-            dist,
-            log_z,
-            plogp,
-        )
-
-
-def _pass_kernel(X, cy, x_sq, y_sq, log_w, inv_t, with_stats):
-    """One pass over ``X`` (at most ``_SPAN`` rows), its blocks split over numba's threads.
-
-    On one thread the blocks run in a plain loop, whose kernel compiles in half the
-    time of the parallel one (12 s instead of 25 s in a new process on a cold cache):
-    a process that never runs on several threads never compiles the parallel loop.
-    """
-    n, d = X.shape
-    B, K = log_w.shape
-    n_blocks = (n + _BLOCK - 1) // _BLOCK
-    slots = (
-        np.zeros((n_blocks, B * K, d)),
-        np.zeros((n_blocks, B, K)),
-        np.zeros((n_blocks, B, K)),
-        np.zeros((n_blocks, B)),
-        np.zeros((n_blocks, B)),
-    )
-    args = (X, cy, x_sq, y_sq, log_w, inv_t, with_stats)
-    # (numba's thread count is asked only where there are blocks to share: a few
-    # microseconds, as much as a pass over small data)
-    if n_blocks <= 1 or numba.get_num_threads() <= 1:
-        _pass_blocks(*args, 0, n_blocks, *slots)
-    else:
-        _pass_blocks_parallel(*args, *slots)
-    # the blocks' slots added in block order: no bit depends on the thread count (one
-    # block's slot is its own sum, and taken as it is costs no reduction)
-    if n_blocks == 1:
-        sums, mass, dist, log_z, plogp = (a[0] for a in slots)
-    else:
-        sums, mass, dist, log_z, plogp = (np.add.reduce(a, axis=0) for a in slots)
-    return sums.reshape(B, K, d), mass, dist, log_z, plogp
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _softmax_row(logits, i):  # pragma: no cover - compiled
-    """Row ``i`` of ``logits`` into its softmax in place; returns its log normaliser."""
-    m = logits.shape[1]
-    top = -np.inf
-    for k in range(m):
-        top = max(top, logits[i, k])
-    total = 0.0
-    for k in range(m):
-        e = np.exp(logits[i, k] - top)
-        logits[i, k] = e
-        total += e
-    for k in range(m):
-        logits[i, k] /= total
-    return np.log(total) + top
-
-
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _softmax_rows_parallel(logits):  # pragma: no cover - compiled
-    """:func:`_softmax_rows_serial`, the rows over numba's threads."""
-    n = logits.shape[0]
-    log_z = np.empty(n)
-    for i in numba.prange(n):
-        log_z[i] = _softmax_row(logits, i)
-    return log_z
-
-
-@numba.njit(cache=True, nogil=True)
-def _softmax_rows_serial(logits):  # pragma: no cover - compiled
-    """Each row of ``logits`` into its softmax in place; returns the rows' log normalisers."""
-    n = logits.shape[0]
-    log_z = np.empty(n)
-    for i in range(n):
-        log_z[i] = _softmax_row(logits, i)
-    return log_z
-
-
-def _softmax_rows(logits):
-    """Row softmax in place, returning ``log sum exp`` of each row (the same bits either way).
-
-    Below ``_SOFTMAX_SERIAL`` entries, or on one numba thread, a plain loop: a
-    parallel region's launch costs more than the work on small data (the split
-    axes of iris, 150 rows, are computed at every temperature).
-    """
-    if logits.size <= _SOFTMAX_SERIAL or numba.get_num_threads() <= 1:
-        return _softmax_rows_serial(logits)
-    return _softmax_rows_parallel(logits)
-
-
-def _softmax_rows_numpy(logits):
-    """NumPy twin of :func:`_softmax_rows`, in place as it is."""
-    top = logits.max(axis=1, keepdims=True)
-    np.exp(logits - top, out=logits)
-    total = logits.sum(axis=1, keepdims=True)
-    logits /= total
-    return np.log(total[:, 0]) + top[:, 0]
+# Rows up to which the estimators' fixed point of one run is :class:`_OneRun`'s loop
+# (above, and for several runs, :func:`_fixed_point`). Its sums follow the order of the
+# compiled one-run loop it replaced (the same bits); on a few blocks of rows its Python
+# costs tens of microseconds a pass, where that loop cost seconds to compile.
+_ONE_RUN_ROWS = 4 * _BLOCK
 
 
 def _check_x_sq(X, x_sq):
@@ -461,7 +142,24 @@ def posterior(X, centers, log_weights, temperature, x_sq=None):
     return logits, log_z.reshape(n, B)
 
 
-def gibbs_pass(X, centers, log_weights, temperature, x_sq=None):
+def _check_public_weights(X, sample_weight):
+    """Sample weights a caller passed: None, or finite, >= 0, of shape (n_samples,), sum > 0."""
+    if sample_weight is None:
+        return None
+    w = check_array_finite(sample_weight, "sample_weight", shape=X.shape[:1])
+    if np.any(w < 0):
+        raise ValueError("sample_weight must be non-negative")
+    if not w.sum() > 0:
+        raise ValueError("sample_weight must have a positive sum (not all zero)")
+    return w
+
+
+def total_weight(n_samples, sample_weight):
+    """``n_samples``, or the sum of the weights: the normaliser of the per-sample sums."""
+    return n_samples if sample_weight is None else float(np.sum(sample_weight))
+
+
+def gibbs_pass(X, centers, log_weights, temperature, x_sq=None, sample_weight=None):
     """One Gibbs assignment of every point, reduced to what the fixed point needs.
 
     Parameters
@@ -472,6 +170,9 @@ def gibbs_pass(X, centers, log_weights, temperature, x_sq=None):
     temperature : float
         ``T > 0``.
     x_sq : ndarray of shape (n_samples,), optional
+    sample_weight : ndarray of shape (n_samples,), optional
+        Weights ``a_x >= 0`` of the points: every sum below is ``sum_x a_x (...)``
+        (an integer weight is the point repeated). None: all one.
 
     Returns
     -------
@@ -488,37 +189,50 @@ def gibbs_pass(X, centers, log_weights, temperature, x_sq=None):
     """
     X, centers, log_weights, temperature = _check_pass_inputs(X, centers, log_weights, temperature)
     x_sq = _check_x_sq(X, _check_public_x_sq(X, x_sq))
-    return _checked_pass(X, centers, log_weights, temperature, x_sq)
+    sample_weight = _check_public_weights(X, sample_weight)
+    return _checked_pass(X, centers, log_weights, temperature, x_sq, sample_weight)
 
 
-def _checked_pass(X, centers, log_weights, temperature, x_sq):
+def _checked_pass(X, centers, log_weights, temperature, x_sq, sample_weight=None):
     """:func:`gibbs_pass` on checked inputs (the estimators' per-temperature call)."""
-    return _pass(X, centers, log_weights, temperature, x_sq, with_stats=2)
+    return _pass(
+        X, centers, log_weights, temperature, x_sq, with_stats=2, sample_weight=sample_weight
+    )
 
 
-def gibbs_pass_numpy(X, centers, log_weights, temperature, x_sq=None):
+def gibbs_pass_numpy(X, centers, log_weights, temperature, x_sq=None, sample_weight=None):
     """Dense NumPy twin of :func:`gibbs_pass`: same contract, nothing dropped or compiled."""
     logits = _logits(X, centers, log_weights, temperature, _check_x_sq(X, x_sq))
     log_z = logsumexp(logits, axis=2)
     proba = np.exp(logits - log_z[:, :, None])
     n, B, K = proba.shape
+    a = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     d2 = np.stack([squared_distances(X, c, x_sq) for c in centers], axis=1)
-    sums = (proba.reshape(n, B * K).T @ X).reshape(B, K, -1)
+    weighted = proba * a[:, None, None]
+    sums = (weighted.reshape(n, B * K).T @ X).reshape(B, K, -1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        plogp = np.where(proba > 0, proba * np.log(proba), 0.0).sum(axis=(0, 2))
-    return sums, proba.sum(axis=0), (proba * d2).sum(axis=0), log_z.sum(axis=0), plogp
+        plogp = np.where(proba > 0, weighted * np.log(proba), 0.0).sum(axis=(0, 2))
+    return (
+        sums,
+        weighted.sum(axis=0),
+        (weighted * d2).sum(axis=0),
+        (a[:, None] * log_z).sum(axis=0),
+        plogp,
+    )
 
 
-def _pass(X, centers, log_weights, temperature, x_sq, *, with_stats):
+def _pass(X, centers, log_weights, temperature, x_sq, *, with_stats, sample_weight=None):
     # one layout for the kernel: a Fortran-ordered X (a user's, or a transposed
-    # view) would otherwise compile and cache a second specialisation of it
-    X = np.ascontiguousarray(X)
+    # view), a strided x_sq or a read-only array would otherwise compile and cache a
+    # second specialisation of it
+    X, x_sq = _kernel_array(X), _kernel_array(x_sq)
+    w = _NO_WEIGHTS if sample_weight is None else _kernel_array(sample_weight)
     centers = np.asarray(centers, dtype=float)
     B, K, d = centers.shape
-    cy = np.ascontiguousarray(centers.reshape(B * K, d))
-    y_sq = np.einsum("bkd,bkd->bk", centers, centers)
-    log_weights = np.ascontiguousarray(log_weights, dtype=float)
-    args = (X, cy, x_sq, y_sq, log_weights, 1.0 / temperature, with_stats)
+    cy = _kernel_array(centers.reshape(B * K, d))
+    y_sq = _kernel_array(np.einsum("bkd,bkd->bk", centers, centers))
+    log_weights = _kernel_array(log_weights)
+    args = (X, x_sq, w, cy, y_sq, log_weights, 1.0 / temperature, with_stats)
     if getattr(_HELD, "on", False):
         return _spans(*args)
     # the kernel's per-block products must not start BLAS threads of their own
@@ -526,17 +240,21 @@ def _pass(X, centers, log_weights, temperature, x_sq, *, with_stats):
         return _spans(*args)
 
 
-def _spans(X, cy, x_sq, y_sq, log_weights, inv_t, with_stats):
+def _kernel_array(a):
+    """``a`` as the kernels take it: float64, C-contiguous and writeable (one signature)."""
+    a = np.ascontiguousarray(a, dtype=float)
+    return a if a.flags.writeable else a.copy()
+
+
+def _spans(X, x_sq, w, cy, y_sq, log_weights, inv_t, with_stats):
     """The pass over ``X``, ``_SPAN`` rows per kernel call, summed in order."""
     if 0 < X.shape[0] <= _SPAN:
-        return _pass_kernel(X, cy, x_sq, y_sq, log_weights, inv_t, with_stats)
+        return _pass_kernel(X, x_sq, w, cy, y_sq, log_weights, inv_t, with_stats)
     out = None
     # at most _SPAN rows per call bounds the per-block buffers at O(K d)
     for start in range(0, X.shape[0], _SPAN):
-        stop = start + _SPAN
-        part = _pass_kernel(
-            X[start:stop], cy, x_sq[start:stop], y_sq, log_weights, inv_t, with_stats
-        )
+        rows = slice(start, start + _SPAN)
+        part = _pass_kernel(X[rows], x_sq[rows], w[rows], cy, y_sq, log_weights, inv_t, with_stats)
         out = part if out is None else tuple(a + b for a, b in zip(out, part, strict=True))
     return out
 
@@ -562,6 +280,7 @@ def gibbs_fixed_point(
     tol,
     x_sq=None,
     accelerate=False,
+    sample_weight=None,
 ):
     """Iterate the Gibbs assignment and centroid condition to a fixed point.
 
@@ -589,6 +308,9 @@ def gibbs_fixed_point(
         fixed point converges slowly, near a phase transition, but may settle
         in a different local minimum than plain iteration would, so leave it
         off to follow one minimum.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Weights of the points in the masses and centroid sums (an integer
+        weight is the point repeated); None: all one.
 
     Returns
     -------
@@ -614,6 +336,7 @@ def gibbs_fixed_point(
         max_iter=max_iter,
         tol=tol,
         accelerate=accelerate,
+        sample_weight=_check_public_weights(X, sample_weight),
     )
 
 
@@ -629,6 +352,7 @@ def _fixed_point(
     tol,
     accelerate,
     final_stats=False,
+    sample_weight=None,
 ):
     """:func:`gibbs_fixed_point` on checked inputs: the estimators call it once per
     temperature, on data they validated once in ``fit``.
@@ -650,6 +374,7 @@ def _fixed_point(
             tol=tol,
             accelerate=accelerate,
             final_stats=final_stats,
+            sample_weight=sample_weight,
         )
 
 
@@ -665,13 +390,14 @@ def _fixed_point_loop(
     tol,
     accelerate,
     final_stats,
+    sample_weight,
 ):
     """The iteration of :func:`_fixed_point`, with division by zero silenced."""
-    n = X.shape[0]
+    n = total_weight(X.shape[0], sample_weight)
     check_level = 2 if final_stats else 0
 
     def step(c, lw, level=0):
-        out = _pass(X, c, lw, temperature, x_sq, with_stats=level)
+        out = _pass(X, c, lw, temperature, x_sq, with_stats=level, sample_weight=sample_weight)
         sums, mass = out[0], out[1]
         if mass_constrained:
             lw = np.log(mass / n)
@@ -725,18 +451,22 @@ def _fixed_point_loop(
                 centers = np.where(good[:, None, None], c3, c2)
                 log_weights = np.where(good[:, None], lw3, lw2)
     if final_stats:
-        out = _pass(X, centers, log_weights, temperature, x_sq, with_stats=2)
+        out = _pass(
+            X, centers, log_weights, temperature, x_sq, with_stats=2, sample_weight=sample_weight
+        )
         return centers, log_weights, n_iter, shift, out
     return centers, log_weights, n_iter, shift
 
 
-def gibbs_statistics(X, centers, log_weights, temperature, x_sq=None):
+def gibbs_statistics(X, centers, log_weights, temperature, x_sq=None, sample_weight=None):
     """Free energy, distortion and entropy of the Gibbs assignment, per sample.
 
     Parameters
     ----------
     X, centers, log_weights, temperature, x_sq
         As in :func:`posterior`.
+    sample_weight : ndarray of shape (n_samples,), optional
+        As in :func:`gibbs_pass`: the averages below are then weighted.
 
     Returns
     -------
@@ -747,8 +477,11 @@ def gibbs_statistics(X, centers, log_weights, temperature, x_sq=None):
         of the assignment (at a mass-constrained fixed point ``F = D + T I``).
     """
     X = np.ascontiguousarray(X, dtype=float)
-    _, mass, dist, log_z, plogp = gibbs_pass(X, centers, log_weights, temperature, x_sq)
-    return statistics_from_pass(X.shape[0], temperature, mass, dist, log_z, plogp)
+    _, mass, dist, log_z, plogp = gibbs_pass(
+        X, centers, log_weights, temperature, x_sq, sample_weight
+    )
+    n = total_weight(X.shape[0], sample_weight)
+    return statistics_from_pass(n, temperature, mass, dist, log_z, plogp)
 
 
 def statistics_from_pass(n_samples, temperature, mass, distortion, log_z, plogp):
@@ -756,7 +489,8 @@ def statistics_from_pass(n_samples, temperature, mass, distortion, log_z, plogp)
 
     Parameters
     ----------
-    n_samples : int
+    n_samples : int or float
+        The number of samples, or the sum of their weights.
     temperature : float
     mass, distortion, log_z, plogp : ndarray
         As returned by :func:`gibbs_pass`.
@@ -778,143 +512,6 @@ def statistics_from_pass(n_samples, temperature, mass, distortion, log_z, plogp)
     }
 
 
-# Rows up to which the estimators' fixed point of one run is iterated by one compiled
-# loop (:func:`_fixed_point_one`): its blocks on this thread, whatever numba's thread
-# count (so that no bit depends on it), where each pass costs tens of microseconds and
-# the Python-level step around it (the pass's buffers, the centroids, the SQUAREM
-# extrapolation, the tests of convergence) as much again.
-_COMPILED_ROWS = 4 * _BLOCK
-
-
-@numba.njit(cache=True, nogil=True)
-def _pass_one(X, x_sq, centers, log_w, inv_t, with_stats):  # pragma: no cover - compiled
-    """One pass of one run (``centers`` (K, d), ``log_w`` (K,)), its blocks summed in order."""
-    n, d = X.shape
-    K = centers.shape[0]
-    n_blocks = (n + _BLOCK - 1) // _BLOCK
-    cy = np.ascontiguousarray(centers)
-    y_sq = np.empty((1, K))
-    for k in range(K):
-        acc = 0.0
-        for j in range(d):
-            acc += cy[k, j] * cy[k, j]
-        y_sq[0, k] = acc
-    lw = np.ascontiguousarray(log_w).reshape(1, K)
-    sums = np.zeros((n_blocks, K, d))
-    mass = np.zeros((n_blocks, 1, K))
-    dist = np.zeros((n_blocks, 1, K))
-    log_z = np.zeros((n_blocks, 1))
-    plogp = np.zeros((n_blocks, 1))
-    _pass_blocks(
-        X, cy, x_sq, y_sq, lw, inv_t, with_stats, 0, n_blocks, sums, mass, dist, log_z, plogp
-    )
-    for blk in range(1, n_blocks):
-        sums[0] += sums[blk]
-        mass[0] += mass[blk]
-        dist[0] += dist[blk]
-        log_z[0] += log_z[blk]
-        plogp[0] += plogp[blk]
-    return sums[0], mass[0, 0], dist[0, 0], log_z[0, 0], plogp[0, 0]
-
-
-@numba.njit(cache=True, nogil=True)
-def _step_one(X, x_sq, centers, log_w, inv_t, mass_constrained, with_stats):  # pragma: no cover
-    """One fixed-point step of one run: the pass, then the centroid condition and weights."""
-    sums, mass, dist, log_z, plogp = _pass_one(X, x_sq, centers, log_w, inv_t, with_stats)
-    K, d = centers.shape
-    new = np.empty((K, d))
-    for k in range(K):
-        if mass[k] > 0.0:
-            for j in range(d):
-                new[k, j] = sums[k, j] / mass[k]
-        else:
-            for j in range(d):
-                new[k, j] = centers[k, j]
-    if mass_constrained:
-        n = X.shape[0]
-        new_lw = np.empty(K)
-        for k in range(K):
-            new_lw[k] = np.log(mass[k] / n) if mass[k] > 0.0 else -np.inf
-    else:
-        new_lw = log_w.copy()
-    return new, new_lw, (sums, mass, dist, log_z, plogp)
-
-
-@numba.njit(cache=True, nogil=True)
-def _sq_norm(a):  # pragma: no cover - compiled
-    acc = 0.0
-    for v in a.ravel():
-        acc += v * v
-    return acc
-
-
-@numba.njit(cache=True, nogil=True)
-def _sq_change(a, b):  # pragma: no cover - compiled
-    K, d = a.shape
-    acc = 0.0
-    for k in range(K):
-        for j in range(d):
-            t = a[k, j] - b[k, j]
-            acc += t * t
-    return acc
-
-
-@numba.njit(cache=True, nogil=True)
-def _fixed_point_one_loop(
-    X, x_sq, centers, log_w, inv_t, mass_constrained, max_iter, tol, accelerate, final_stats
-):  # pragma: no cover - compiled
-    """:func:`_fixed_point_loop` for one run, compiled: the same steps and tests."""
-    check_level = 2 if final_stats else 0
-    shift = np.inf
-    step_max = 4.0
-    n_iter = 0
-    while n_iter < max_iter:
-        if not accelerate or max_iter - n_iter < 3:
-            new, new_lw, out = _step_one(
-                X, x_sq, centers, log_w, inv_t, mass_constrained, check_level
-            )
-            shift = _sq_change(new, centers)
-            n_iter += 1
-            if shift <= tol:
-                if final_stats:
-                    return centers, log_w, n_iter, shift, out
-                return new, new_lw, n_iter, shift, out
-            centers, log_w = new, new_lw
-        else:
-            c1, lw1, out1 = _step_one(X, x_sq, centers, log_w, inv_t, mass_constrained, check_level)
-            shift = _sq_change(c1, centers)
-            if shift <= tol:
-                n_iter += 1
-                if final_stats:
-                    return centers, log_w, n_iter, shift, out1
-                return c1, lw1, n_iter, shift, out1
-            c2, lw2, out2 = _step_one(X, x_sq, c1, lw1, inv_t, mass_constrained, 1)
-            r = c1 - centers
-            v = c2 - 2.0 * c1 + centers
-            norm_r = np.sqrt(_sq_norm(r))
-            norm_v = np.sqrt(_sq_norm(v))
-            step_length = min(max(norm_r / max(norm_v, 1e-300), 1.0), step_max)
-            alpha = -step_length
-            jump = centers - 2.0 * alpha * r + alpha**2 * v
-            c3, lw3, out3 = _step_one(X, x_sq, jump, lw2, inv_t, mass_constrained, 1)
-            n_iter += 3
-            # keep the extrapolation only where it did not raise the free energy
-            good = out3[3] >= out2[3] and np.all(np.isfinite(c3))
-            # a step that overshot shortens the next; one accepted at the cap lengthens it
-            if good:
-                if step_length >= step_max:
-                    step_max = 2.0 * step_max
-            else:
-                step_max = step_max / 2.0
-            step_max = min(max(step_max, 1.0), 1e3)
-            if good:
-                centers, log_w = c3, lw3
-            else:
-                centers, log_w = c2, lw2
-    out = _step_one(X, x_sq, centers, log_w, inv_t, mass_constrained, 2)[2]
-    return centers, log_w, n_iter, shift, out
-
-
 def _fixed_point_one(
     X,
     centers,
@@ -927,14 +524,14 @@ def _fixed_point_one(
     tol,
     accelerate,
     final_stats=False,
+    sample_weight=None,
 ):
-    """:func:`_fixed_point` of one run (``centers`` (1, K, d)), compiled on small data.
+    """:func:`_fixed_point` of one run (``centers`` (1, K, d)), block by block on small data.
 
-    Up to ``_COMPILED_ROWS`` rows the whole iteration is one compiled loop
-    (:func:`_fixed_point_one_loop`); above, and for several runs, it is
-    :func:`_fixed_point`, its twin in NumPy. Same contract and returns.
+    Up to ``_ONE_RUN_ROWS`` rows the iteration is :class:`_OneRun`'s; above, and
+    for several runs, it is :func:`_fixed_point`. Same contract and returns.
     """
-    if centers.shape[0] != 1 or X.shape[0] > _COMPILED_ROWS:
+    if centers.shape[0] != 1 or X.shape[0] > _ONE_RUN_ROWS:
         return _fixed_point(
             X,
             centers,
@@ -946,24 +543,29 @@ def _fixed_point_one(
             tol=tol,
             accelerate=accelerate,
             final_stats=final_stats,
+            sample_weight=sample_weight,
         )
+    step = _OneRun(
+        _kernel_array(X),
+        _kernel_array(x_sq),
+        temperature,
+        mass_constrained,
+        None if sample_weight is None else _kernel_array(sample_weight),
+    )
     args = (
-        np.ascontiguousarray(X, dtype=float),
-        np.ascontiguousarray(x_sq, dtype=float),
-        np.ascontiguousarray(centers[0], dtype=float),
-        np.ascontiguousarray(log_weights[0], dtype=float),
-        1.0 / temperature,
-        bool(mass_constrained),
+        step,
+        _kernel_array(centers[0]),
+        _kernel_array(log_weights[0]),
         int(max_iter),
         float(tol),
         bool(accelerate),
         bool(final_stats),
     )
     if getattr(_HELD, "on", False):
-        c, lw, n_iter, shift, out = _fixed_point_one_loop(*args)
+        c, lw, n_iter, shift, out = _one_run_loop(*args)
     else:
         with one_blas_thread():
-            c, lw, n_iter, shift, out = _fixed_point_one_loop(*args)
+            c, lw, n_iter, shift, out = _one_run_loop(*args)
     sums, mass, dist, log_z, plogp = out
     shift = np.array([shift])
     if not final_stats:

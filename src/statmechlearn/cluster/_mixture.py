@@ -23,10 +23,9 @@ from statmechlearn._core.validation import (
     check_int,
     check_magnitude,
     check_real,
-    validate_named,
 )
 from statmechlearn.cluster._annealing import DeterministicAnnealing
-from statmechlearn.cluster._checks import check_scale
+from statmechlearn.cluster._annealing_inputs import dense_rows, sample_weights
 from statmechlearn.cluster._gibbs import gibbs_fixed_point, gibbs_statistics
 
 __all__ = ["EqualWidthMixture", "TwoCentreFixedPoints", "two_centre_fixed_points"]
@@ -136,10 +135,14 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
     tol : float, default=1e-6
         Relative convergence tolerance (see :class:`DeterministicAnnealing`).
     random_state : None, int, RandomState or Generator, default=None
+    verbose : int, default=0
+        At 1 or more, :meth:`fit` prints one line per width of the anneal
+        (as :class:`DeterministicAnnealing` does per temperature).
 
     Attributes
     ----------
     means_ : ndarray of shape (n_components, n_features)
+        In X's float dtype (float32 for float32 ``X``).
     splitting_vector_ : ndarray of shape (n_features,)
         ``(means_[0] - means_[1]) / 2`` (two components only).
     labels_ : ndarray of shape (n_samples,)
@@ -170,6 +173,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": [*RANDOM_STATE],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -183,6 +187,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         max_iter=300,
         tol=1e-6,
         random_state=None,
+        verbose=0,
     ):
         self.n_components = n_components
         self.sigma = sigma
@@ -192,29 +197,41 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, sample_weight=None):
         """Fit the mixture means at width sigma.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Float64 or float32 (computed in float64); sparse input is
+            converted to a dense array.
         y : Ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights: the log-likelihood maximised is
+            ``sum_i a_i log p(x_i)`` (an integer weight is the sample repeated).
 
         Returns
         -------
         self : EqualWidthMixture
         """
-        X = check_scale(validate_named(self, X, dtype=np.float64))
+        X, dtype = dense_rows(self, X, reset=True)
+        sample_weight = sample_weights(sample_weight, X)
         self._check_components(X)
         with warnings.catch_warnings():
             # coincident means are a legitimate ML solution above the split width
             # (and the only one of constant data)
             warnings.filterwarnings("ignore", message="reached min_temperature")
             warnings.filterwarnings("ignore", message="X is constant")
-            da = self._annealer().fit(X)
-        self.means_ = da.cluster_centers_
+            da = self._annealer().fit(X, sample_weight=sample_weight)
+        self.means_ = da.cluster_centers_.astype(dtype, copy=False)
         # the fitted annealer evaluates the posterior about the training mean
         self._fitted_annealer = da
         self.path_ = da.path_
@@ -261,11 +278,12 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
             max_iter=self.max_iter,
             tol=self.tol,
             random_state=self.random_state,
+            verbose=self.verbose,
         )
 
     def _validate(self, X):
         check_is_fitted(self)
-        return validate_named(self, X, dtype=np.float64, reset=False)
+        return dense_rows(self, X, reset=False)
 
     def _posterior(self, X):
         da = self._fitted_annealer
@@ -276,13 +294,15 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         ndarray of shape (n_samples, n_components)
+            In X's float dtype.
         """
-        return self._posterior(self._validate(X))[0]
+        X, dtype = self._validate(X)
+        return self._posterior(X)[0].astype(dtype, copy=False)
 
     def predict(self, X):
         """ML classification: the nearest mean (eq. 9's classifier for two components).
@@ -295,7 +315,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.predict_proba(X).argmax(axis=1)
+        return self._posterior(self._validate(X)[0])[0].argmax(axis=1)
 
     def score_samples(self, X):
         """Log-likelihood of each sample under the fitted mixture.
@@ -308,7 +328,7 @@ class EqualWidthMixture(ClusterMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        X = self._validate(X)
+        X, _ = self._validate(X)
         _, log_z = self._posterior(X)
         return log_z - 0.5 * X.shape[1] * np.log(2.0 * np.pi * self.sigma)
 

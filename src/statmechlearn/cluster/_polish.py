@@ -9,11 +9,11 @@ object, best target), keeping the cluster statistics the cost needs
 up to date, until a sweep moves nothing. Every move lowers the cost by more
 than ``tol`` times its scale, so the sweeps end.
 
-- :func:`sse_moves`: the k-means cost ``sum_i |x_i - mean_c(i)|^2``
-  (Hartigan & Wong's rule: moving ``x`` from ``a`` to ``b`` changes it by
-  ``n_b/(n_b+1) |x - m_b|^2 - n_a/(n_a-1) |x - m_a|^2``), optionally with
-  smooth k-means' Potts penalty on a graph and entropy-constrained
-  clustering's code length.
+- :func:`~statmechlearn.cluster._polish_kmeans.sse_moves` (its own module): the
+  k-means cost ``sum_i |x_i - mean_c(i)|^2`` (Hartigan & Wong's rule: moving ``x``
+  from ``a`` to ``b`` changes it by ``n_b/(n_b+1) |x - m_b|^2 - n_a/(n_a-1) |x - m_a|^2``),
+  optionally with sample weights, smooth k-means' Potts penalty on a graph and
+  entropy-constrained clustering's code length.
 - :func:`pair_moves`: costs of pairs inside clusters, linear
   ``sum_nu sum_{i<j in nu} W_ij`` (correlation clustering with ``W = -S``,
   graph partitioning with ``W = D``) or normalised by cluster size
@@ -37,7 +37,6 @@ Moves of whole clusters (split-and-merge) are in
 
 import numba
 import numpy as np
-from scipy import sparse
 
 __all__ = [
     "direction_moves",
@@ -48,18 +47,12 @@ __all__ = [
     "map_moves_numpy",
     "pair_moves",
     "pair_moves_numpy",
-    "sse_moves",
-    "sse_moves_numpy",
 ]
 
 #: A move is made when it lowers the cost by more than this fraction of the cost's scale.
 TOL = 1e-12
 #: Sweeps over all objects at most (each move lowers the cost, so this is a guard only).
 MAX_SWEEPS = 10_000
-#: From this many rows the k-means moves first test every row at once with BLAS distances
-#: and sweep only if some row can move; the test runs on chunks of PRECHECK_CHUNK rows.
-PRECHECK_ROWS = 4096
-PRECHECK_CHUNK = 1 << 15
 
 
 @numba.njit(cache=True, nogil=True)
@@ -69,6 +62,12 @@ def _abs_sum(W):  # pragma: no cover - compiled
     for v in W.ravel():
         acc += abs(v)
     return acc
+
+
+def _kernel_array(a):
+    """``a`` as the kernels take it: float64, C-contiguous and writeable (one signature)."""
+    a = np.ascontiguousarray(a, dtype=float)
+    return a if a.flags.writeable else a.copy()
 
 
 def _labels_in(labels, n_clusters):
@@ -81,212 +80,15 @@ def _labels_in(labels, n_clusters):
     return labels
 
 
-# -- squared Euclidean (Hartigan), with a code length and a Potts penalty -----------------
-def _csr(graph, n):
-    """``(indptr, indices, data)`` of a symmetric weight matrix, or an empty graph."""
-    if graph is None:
-        return np.zeros(n + 1, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    W = sparse.csr_array(graph, dtype=float)
-    return W.indptr.astype(np.int64), W.indices.astype(np.int64), W.data.astype(float)
-
-
-def sse_moves(X, labels, n_clusters, *, max_clusters=None, graph=None, entropy_weight=0.0):
-    """Hartigan's single-object moves for the k-means cost; returns (labels, n_moves).
-
-    The cost is ``sum_nu sum_{i in nu} |x_i - mean_nu|^2``, plus two optional
-    terms: the Potts penalty ``sum_{i<j} W_ij [c(i) != c(j)]`` of smooth
-    k-means on the graph ``W``, and the code length
-    ``-entropy_weight sum_nu n_nu log(n_nu / n)`` of entropy-constrained
-    clustering.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-    labels : ndarray of shape (n,)
-        A partition with labels in ``[0, n_clusters)``.
-    n_clusters : int
-    max_clusters : int, optional
-        Moves may empty a cluster and open one (a label not in use), up to
-        ``max_clusters`` non-empty ones (the cost minimised over at most that
-        many clusters: with a code length or a penalty, fewer can be
-        cheaper). None keeps the non-empty clusters.
-    graph : sparse or dense array of shape (n, n), optional
-        Symmetric non-negative weights ``W`` with zero diagonal (already
-        multiplied by the smoothness).
-    entropy_weight : float, default=0.0
-
-    Returns
-    -------
-    labels : ndarray of shape (n,)
-        A partition where no single move lowers the cost.
-    n_moves : int
-    """
-    X = np.ascontiguousarray(X, dtype=float)
-    labels = _labels_in(labels, n_clusters)
-    scale = _spread(X)
-    plain = graph is None and not entropy_weight > 0 and max_clusters is None
-    if plain and len(X) >= PRECHECK_ROWS and _settled(X, labels, n_clusters, TOL * scale):
-        return labels, 0
-    indptr, indices, data = _csr(graph, len(X))
-    scale += float(np.sum(data)) + float(entropy_weight) * len(X)
-    limit = -1 if max_clusters is None else int(max_clusters)
-    return _sse_moves(
-        X, labels, n_clusters, float(entropy_weight), limit, indptr, indices, data,
-        TOL * max(scale, np.finfo(float).tiny),
-    )  # fmt: skip
-
-
-def _spread(X):
-    """``sum_i |x_i - mean|^2`` without an (n, d) temporary (the scale of the tolerance)."""
+def _spread(X, w=None):
+    """``sum_i a_i |x_i - mean|^2`` without an (n, d) temporary (the tolerance's scale)."""
     if not len(X):
         return 0.0
+    if w is not None and w.size:
+        total = w @ X
+        return max(float(w @ np.einsum("ij,ij->i", X, X) - total @ total / w.sum()), 0.0)
     total = X.sum(axis=0)
     return max(float(np.einsum("ij,ij->", X, X) - total @ total / len(X)), 0.0)
-
-
-def _settled(X, labels, k, tol):
-    """Whether no single move can lower the k-means cost, by BLAS distances in chunks.
-
-    Hartigan's criterion for every row at once: a move ``a -> b`` needs
-    ``n_b/(n_b+1) d_b < n_a/(n_a-1) d_a - tol``. The distances are expanded
-    (``|x|^2 - 2 x.y + |y|^2``), so the test allows their round-off: a
-    partition it calls settled is one where the exact sweep moves nothing, and
-    a large one is checked at BLAS speed instead of by a compiled sweep.
-    """
-    counts = np.bincount(labels, minlength=k).astype(float)
-    if counts.min() == 0:
-        return False
-    n = X.shape[0]
-    members = sparse.csr_array((np.ones(n), (labels, np.arange(n))), shape=(k, n))
-    means = (members @ X) / counts[:, None]
-    m_sq = np.einsum("ij,ij->i", means, means)
-    leave_factor = np.where(counts > 1, counts / np.maximum(counts - 1.0, 1.0), 0.0)
-    join_factor = counts / (counts + 1.0)
-    for start in range(0, n, PRECHECK_CHUNK):
-        rows = slice(start, start + PRECHECK_CHUNK)
-        x_sq = np.einsum("ij,ij->i", X[rows], X[rows])
-        d2 = np.maximum(x_sq[:, None] - 2.0 * (X[rows] @ means.T) + m_sq, 0.0)
-        own = labels[rows]
-        at = np.arange(d2.shape[0])
-        leave = leave_factor[own] * d2[at, own]
-        join = join_factor * d2
-        join[at, own] = np.inf
-        # round-off of the expansion: a few ulps of |x|^2 + |m|^2, doubled by the factors
-        slack = 1e-12 * (x_sq + m_sq.max()) * 4.0
-        if np.any(join.min(axis=1) < leave - tol + slack):
-            return False
-    return True
-
-
-@numba.njit(cache=True, nogil=True)
-def _sse_moves(X, labels, k, lam, limit, indptr, indices, data, tol):  # pragma: no cover
-    n, d = X.shape
-    moves = 0
-    links = np.zeros(k)
-    for _ in range(MAX_SWEEPS):
-        # the means from scratch each sweep: incremental updates would drift
-        counts = np.zeros(k)
-        means = np.zeros((k, d))
-        for i in range(n):
-            counts[labels[i]] += 1.0
-            for j in range(d):
-                means[labels[i], j] += X[i, j]
-        used = 0
-        for c in range(k):
-            if counts[c] > 0:
-                used += 1
-                for j in range(d):
-                    means[c, j] /= counts[c]
-        moved = False
-        for i in range(n):
-            a = labels[i]
-            if counts[a] <= 1.0 and limit < 0:
-                continue
-            for c in range(k):
-                links[c] = 0.0
-            for p in range(indptr[i], indptr[i + 1]):
-                if indices[p] != i:
-                    links[labels[indices[p]]] += data[p]
-            leave = 0.0
-            if counts[a] > 1.0:
-                da = 0.0
-                for j in range(d):
-                    t = X[i, j] - means[a, j]
-                    da += t * t
-                leave = counts[a] / (counts[a] - 1.0) * da
-            # the code length is -lam sum_nu n_nu log n_nu + const and the penalty the weight
-            # to other clusters: leaving a lengthens a's code and cuts the edges into a
-            leave -= lam * (_xlogx(counts[a]) - _xlogx(counts[a] - 1.0)) + links[a]
-            best, best_b = leave - tol, -1
-            opened = False
-            for b in range(k):
-                if b == a:
-                    continue
-                if counts[b] == 0.0:
-                    # one empty cluster is a candidate, while fewer than limit are in use
-                    if opened or limit < 0 or used >= limit or counts[a] <= 1.0:
-                        continue
-                    opened = True
-                    join = 0.0
-                else:
-                    db = 0.0
-                    for j in range(d):
-                        t = X[i, j] - means[b, j]
-                        db += t * t
-                    join = counts[b] / (counts[b] + 1.0) * db
-                join -= lam * (_xlogx(counts[b] + 1.0) - _xlogx(counts[b])) + links[b]
-                if join < best:
-                    best, best_b = join, b
-            if best_b >= 0:
-                b = best_b
-                if counts[b] == 0.0:
-                    used += 1
-                if counts[a] == 1.0:
-                    used -= 1
-                for j in range(d):
-                    grown = means[b, j] * counts[b] + X[i, j]
-                    means[b, j] = grown / (counts[b] + 1.0)
-                    if counts[a] > 1.0:
-                        means[a, j] = (means[a, j] * counts[a] - X[i, j]) / (counts[a] - 1.0)
-                    else:
-                        means[a, j] = 0.0
-                counts[a] -= 1.0
-                counts[b] += 1.0
-                labels[i] = b
-                moves += 1
-                moved = True
-        if not moved:
-            break
-    return labels, moves
-
-
-def _sse(X, labels):
-    return sum(
-        float(np.sum((X[labels == c] - X[labels == c].mean(axis=0)) ** 2)) for c in set(labels)
-    )
-
-
-def sse_moves_numpy(X, labels, n_clusters, *, max_clusters=None, graph=None, entropy_weight=0.0):
-    """NumPy twin of :func:`sse_moves`: each candidate move's cost from scratch."""
-    X = np.asarray(X, dtype=float)
-    labels = _labels_in(labels, n_clusters)
-    W = None if graph is None else sparse.csr_array(graph, dtype=float).toarray()
-    lam = float(entropy_weight)
-
-    def cost(lab):
-        value = _sse(X, lab)
-        if W is not None:
-            value += 0.5 * float(np.sum(W * (lab[:, None] != lab[None, :])))
-        if lam > 0:
-            sizes = np.bincount(lab)
-            sizes = sizes[sizes > 0]
-            value -= lam * float(np.sum(sizes * np.log(sizes / len(lab))))
-        return value
-
-    scale = _spread(X) + lam * len(X)
-    if W is not None:
-        scale += float(np.sum(W))
-    return _twin(cost, labels, n_clusters, max_clusters, TOL * max(scale, np.finfo(float).tiny))
 
 
 def _twin(cost, labels, n_clusters, max_clusters, tol):
@@ -478,7 +280,7 @@ def entropy_moves(P, weights, labels, n_clusters, *, max_clusters=None):
     return _entropy_moves(A, labels, n_clusters, limit, TOL * max(scale, np.finfo(float).tiny))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, inline="always")
 def _xlogx(v):  # pragma: no cover - compiled
     return v * np.log(v) if v > 0.0 else 0.0
 
