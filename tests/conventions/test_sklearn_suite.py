@@ -119,6 +119,24 @@ DOMAIN_EXCEPTIONS = {
     "LeastAngleClustering": dict.fromkeys(
         _SPARSE_CHECKS, _WIDTH.format(what="the check's data leave one cluster, one column")
     ),
+    "DeterministicAnnealing": dict.fromkeys(
+        _SPARSE_CHECKS, _WIDTH.format(what="one column per code vector")
+    ),
+    "EqualWidthMixture": dict.fromkeys(_SPARSE_CHECKS, _WIDTH.format(what="one per component")),
+    "EntropyConstrainedClustering": {
+        **dict.fromkeys(_SPARSE_CHECKS, _WIDTH.format(what="one column per cluster")),
+        **dict.fromkeys(
+            _WEIGHT_CHECKS,
+            "split perturbations are drawn per row: repeated rows anneal along another path",
+        ),
+    },
+    "SparseBayesClassifierCV": dict.fromkeys(
+        _WEIGHT_CHECKS,
+        "the adaptive message passing stops at its tolerance on an update that depends on the "
+        "row order at rounding level; the check shuffles the weighted rows, and a slowly "
+        "converging grid point stops a few updates from the repeated fit's (probabilities "
+        "differ by ~1e-7, the check's rtol)",
+    ),
     **{
         name: dict.fromkeys(_WEIGHT_CHECKS, _ONLINE_WEIGHTS)
         for name in ("GLVQ", "LVQ1", "LVQ21", "LVQPlus", "VQ")
