@@ -256,3 +256,26 @@ def test_classifiers_take_three_classes(path, cls):
     if hasattr(est, "decision_function"):
         assert est.decision_function(X).shape == (len(X), 3)
     clone(est)
+
+
+def test_the_users_page_lists_every_estimator_as_the_sweep_finds_it():
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "on_your_data.md").read_text()
+    rows = {
+        cells[0].strip("` "): [c.strip() for c in cells[1:]]
+        for line in page.splitlines()
+        if line.startswith("| `")
+        for cells in [line.strip("|").split("|")]
+    }
+    assert set(rows) == set(IDS)
+    for _, cls in ESTIMATORS:
+        name = cls.__name__
+        sparse, weight, float32, classes, verbose = rows[name]
+        assert (sparse == "no") == (name in NO_SPARSE), name
+        assert (weight == "no") == (name in NO_SAMPLE_WEIGHT), name
+        assert (weight == "scales the step") == (name in WEIGHTS_NOT_REPEATS), name
+        assert (float32 == "no") == (name in NO_FLOAT32), name
+        assert (classes == "any number") == issubclass(cls, ClassifierMixin), name
+        takes = "verbose" in inspect.signature(cls.__init__).parameters
+        assert (verbose == "yes") == takes, name
