@@ -126,6 +126,7 @@ CALLS = {
         "tol": (1e-8, {"zero"}),
         "x_sq": (np.sum(_X**2, axis=1), {"zero"}),
         "accelerate": (False, OBJECT),
+        "sample_weight": (np.arange(1.0, 7.0), set()),
     },
     "statmechlearn.cluster.gibbs_pass": {
         "X": (_X, _NONNEG),
@@ -133,6 +134,7 @@ CALLS = {
         "log_weights": (_LOG_W, _NONNEG),
         "temperature": (1.0, set()),
         "x_sq": (np.sum(_X**2, axis=1), {"zero"}),
+        "sample_weight": (np.arange(1.0, 7.0), set()),
     },
     "statmechlearn.cluster.grid_transmission": {
         "grid": (np.array([[0.0], [1.0], [2.0]]), _NONNEG),
@@ -264,6 +266,7 @@ CALLS = {
         "random_state": (0, {"zero"}),
         "compiled": (True, OBJECT),
         "progress": (False, OBJECT),
+        "verbose": (0, {"zero"}),
     },
     "statmechlearn.inference.simulated_annealing": {
         "cost": (_ISING, OBJECT),

@@ -239,6 +239,7 @@ def sample_assignments(
     burn_in = n_sweeps // 4 if burn_in is None else burn_in
     burn_in = check_int(burn_in, "burn_in", minimum=0, maximum=n_sweeps - 1)
     method = check_choice(method, "method", _METHODS)
+    verbose = check_int(verbose, "verbose", minimum=0)
     rng = check_random_state(random_state)
     state = cost.init_state(_initial_labels(cost, init, n_chains, rng))
     n, k = cost.n_sites, cost.n_states
