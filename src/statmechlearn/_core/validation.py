@@ -249,3 +249,40 @@ def validate_named(estimator, X, y="no_validation", **kwargs):
             raise
         what = "X" if isinstance(y, str) and y == "no_validation" else "X or y"
         raise ValueError(f"{what} is invalid for {type(estimator).__name__}: {message}") from exc
+
+
+def check_sample_weight(sample_weight, X, *, allow_all_zero=False):
+    """scikit-learn's sample-weight check, the same on every version the project allows.
+
+    Finite, non-negative, one weight per row of ``X``, as float64; all-zero
+    weights are refused (scikit-learn refuses them only from 1.7 on) unless
+    ``allow_all_zero``, for a caller that words that error itself.
+
+    Parameters
+    ----------
+    sample_weight : array_like of shape (n_samples,) or float
+    X : array_like or sparse matrix of shape (n_samples, ...)
+    allow_all_zero : bool, default=False
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    import inspect
+
+    from sklearn.utils.validation import _check_sample_weight
+
+    kwargs = {"dtype": np.float64, "ensure_non_negative": True}
+    if "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters:
+        kwargs["allow_all_zero_weights"] = True
+    try:
+        weights = _check_sample_weight(sample_weight, X, **kwargs)
+    except ValueError as exc:
+        if "sample_weight" in str(exc):
+            raise
+        raise ValueError(f"sample_weight is invalid: {exc}") from exc
+    if not allow_all_zero and not np.any(weights > 0):
+        raise ValueError(
+            "sample_weight must contain at least one non-zero number: all weights are zero"
+        )
+    return weights

@@ -13,9 +13,8 @@ input's float dtype.
 
 import numpy as np
 from scipy import sparse
-from sklearn.utils.validation import _check_sample_weight
 
-from statmechlearn._core.validation import validate_named
+from statmechlearn._core.validation import check_sample_weight, validate_named
 from statmechlearn.cluster._checks import check_scale
 
 __all__ = ["dense_rows", "sample_weights", "verbose_print"]
@@ -67,7 +66,7 @@ def sample_weights(sample_weight, X):
     """
     if sample_weight is None:
         return None
-    w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    w = check_sample_weight(sample_weight, X)
     return np.array(w, dtype=np.float64, order="C")
 
 

@@ -106,7 +106,7 @@ def critical_temperature(cond, weights):
     keep = np.flatnonzero(qbar > 0)
     if keep.size == 0:
         return 0.0
-    U = sparse.csr_array(cond[:, keep] @ sparse.diags_array(1.0 / np.sqrt(qbar[keep])))
+    U = sparse.csr_array(cond[:, keep] @ sparse.diags(1.0 / np.sqrt(qbar[keep])))
     ubar = np.asarray(U.T @ weights).ravel()
 
     def covariance(v):
@@ -142,7 +142,7 @@ def spreading_matrix(shape, spreading):
         diag = np.full(length, 1.0 - 2.0 * half)
         diag[[0, -1]] += half
         off = np.full(length - 1, half)
-        one = sparse.diags_array([off, diag, off], offsets=[-1, 0, 1], format="csr")
+        one = sparse.diags([off, diag, off], offsets=[-1, 0, 1], format="csr")
         before, after = math.prod(shape[:axis]), math.prod(shape[axis + 1 :])
         one = sparse.kron(sparse.identity(before), sparse.kron(one, sparse.identity(after)))
         S = S @ sparse.csr_array(one)

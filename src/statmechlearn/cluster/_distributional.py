@@ -29,11 +29,12 @@ import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.rng import check_random_state
 from statmechlearn._core.validation import (
     RANDOM_STATE,
+    check_sample_weight,
     validate_named,
 )
 from statmechlearn.cluster import _count_tables
@@ -112,13 +113,7 @@ def _sample_weights(sample_weight, X):
     """``sample_weight`` checked (finite, non-negative, one per row), or None."""
     if sample_weight is None:
         return None
-    sample_weight = _check_sample_weight(
-        sample_weight,
-        X,
-        dtype=np.float64,
-        ensure_non_negative=True,
-        allow_all_zero_weights=True,
-    )
+    sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
     if not np.any(sample_weight > 0):
         raise ValueError("sample_weight must have a positive entry: all weights are zero")
     return sample_weight

@@ -8,7 +8,8 @@ the fits compute on, and the tags scikit-learn's checks read.
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import ClassifierTags
-from sklearn.utils.validation import _check_sample_weight
+
+from statmechlearn._core.validation import check_sample_weight
 
 __all__ = ["dense_float64", "effective_weights", "proba_width_tags"]
 
@@ -32,7 +33,7 @@ def effective_weights(sample_weight, X):
     if sample_weight is None:
         return None
     try:
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        w = check_sample_weight(sample_weight, X)
     except ValueError as exc:
         if "sample_weight" in str(exc):
             raise

@@ -26,9 +26,9 @@ arrays in the input's float dtype), and ``sample_weight``.
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
-from statmechlearn._core.validation import check_magnitude, validate_named
+from statmechlearn._core.validation import check_magnitude, check_sample_weight, validate_named
 
 __all__ = [
     "FLOAT_DTYPES",
@@ -78,9 +78,7 @@ def validate_fit_input(estimator, X, y, sample_weight, *, magnitude=True, **kwar
     if magnitude:
         check_magnitude_any(X)
     if sample_weight is not None:
-        sample_weight = _check_sample_weight(
-            sample_weight, X, dtype=np.float64, ensure_non_negative=True
-        )
+        sample_weight = check_sample_weight(sample_weight, X)
     return X, y, sample_weight
 
 

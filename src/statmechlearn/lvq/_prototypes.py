@@ -14,13 +14,13 @@ import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
     _check_feature_names_in,
-    _check_sample_weight,
     check_is_fitted,
 )
 
 from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.validation import RANDOM_STATE, check_magnitude, validate_named
+from statmechlearn._core.validation import check_sample_weight as _validated_weights
 from statmechlearn._core.warn import warn
 
 __all__ = [
@@ -145,7 +145,7 @@ def check_sample_weight(sample_weight, X):
     """
     if sample_weight is None:
         return None
-    sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    sw = _validated_weights(sample_weight, X)
     return None if np.all(sw == 1.0) else sw
 
 

@@ -6,7 +6,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from statmechlearn._core.distances import squared_distances
 from statmechlearn._core.rng import check_random_state
@@ -301,5 +301,5 @@ class VQ(PrototypeInputMixin, ClusterMixin, TransformerMixin, BaseEstimator):
         d = self._distances(X)[0].min(axis=1)
         if sample_weight is None:
             return -float(d.mean())
-        sw = _check_sample_weight(sample_weight, d, dtype=np.float64, ensure_non_negative=True)
+        sw = check_sample_weight(sample_weight, d)
         return -float(np.average(d, weights=sw))
