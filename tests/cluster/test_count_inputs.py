@@ -262,7 +262,10 @@ def test_integer_weights_are_repeated_rows(make, rng):
     repeated = _fit(make(), X[idx])
     kept = counts > 0
     assert adjusted_rand_score(weighted.labels_[idx], repeated.labels_) == 1.0
-    assert weighted.cost_ == pytest.approx(repeated.cost_, rel=1e-8, abs=1e-12)
+    # the parametric prototypes sit in a flat optimum, found by a quasi-Newton search to
+    # ~1e-3 (below): its cost agrees to second order in that, ~1e-6
+    parametric = isinstance(weighted, ParametricDistributionalClustering)
+    assert weighted.cost_ == pytest.approx(repeated.cost_, rel=1e-6 if parametric else 1e-8)
     # the same clusters, matched through a row of each
     order = [repeated.labels_[np.flatnonzero(idx == i)[0]] for i in np.flatnonzero(kept)]
     mapping = dict(zip(weighted.labels_[kept], order, strict=True))
