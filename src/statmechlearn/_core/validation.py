@@ -1,5 +1,7 @@
 """Input validation whose errors name the parameter and its allowed range."""
 
+import functools
+import inspect
 import numbers
 import re
 
@@ -13,6 +15,7 @@ __all__ = [
     "check_magnitude",
     "check_probability",
     "check_real",
+    "check_sample_weight",
     "validate_named",
 ]
 
@@ -251,6 +254,17 @@ def validate_named(estimator, X, y="no_validation", **kwargs):
         raise ValueError(f"{what} is invalid for {type(estimator).__name__}: {message}") from exc
 
 
+@functools.cache
+def _sample_weight_options():
+    """Keywords of scikit-learn's ``_check_sample_weight`` for this version, probed once."""
+    from sklearn.utils.validation import _check_sample_weight
+
+    options = {"dtype": np.float64, "ensure_non_negative": True}
+    if "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters:
+        options["allow_all_zero_weights"] = True
+    return options
+
+
 def check_sample_weight(sample_weight, X, *, allow_all_zero=False):
     """scikit-learn's sample-weight check, the same on every version the project allows.
 
@@ -268,15 +282,10 @@ def check_sample_weight(sample_weight, X, *, allow_all_zero=False):
     -------
     ndarray of shape (n_samples,)
     """
-    import inspect
-
     from sklearn.utils.validation import _check_sample_weight
 
-    kwargs = {"dtype": np.float64, "ensure_non_negative": True}
-    if "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters:
-        kwargs["allow_all_zero_weights"] = True
     try:
-        weights = _check_sample_weight(sample_weight, X, **kwargs)
+        weights = _check_sample_weight(sample_weight, X, **_sample_weight_options())
     except ValueError as exc:
         if "sample_weight" in str(exc):
             raise
