@@ -28,6 +28,11 @@ phase_boundaries
     ordered-to-random line sigma_3(alpha) and RS-instability points.
 alpha_critical, sigma_ordered, sigma_random
     The closed forms alone.
+solve_1rsb, branch_1rsb, complexity_curve
+    One step of replica-symmetry breaking at zero temperature below sigma_AT:
+    the ground state (Parisi parameter from zero complexity), the branch in
+    sigma, and the complexity of the states against their energy
+    (``docs/derivations/ml_mixture_1rsb.md``).
 """
 
 import itertools
@@ -39,18 +44,33 @@ from scipy.optimize import brentq, root
 
 from statmechlearn._core.gauss import H, log_cosh, normal_pdf
 from statmechlearn._core.validation import check_array_finite, check_real
+from statmechlearn.theory._mixture_field import _field_optimum
+from statmechlearn.theory._mixture_rsb import (
+    ComplexityCurve,
+    Mixture1RSB,
+    Mixture1RSBBranch,
+    branch_1rsb,
+    complexity_curve,
+    solve_1rsb,
+)
 
 __all__ = [
+    "ComplexityCurve",
+    "Mixture1RSB",
+    "Mixture1RSBBranch",
     "MixtureBranch",
     "MixtureSolution",
     "PhaseBoundaries",
     "alpha_critical",
+    "branch_1rsb",
+    "complexity_curve",
     "field_optimum",
     "ordered_gain",
     "phase_boundaries",
     "sigma_ordered",
     "sigma_random",
     "solve",
+    "solve_1rsb",
 ]
 
 _N_NODES = 160
@@ -149,24 +169,6 @@ def field_optimum(u0, k):
     u0 = check_array_finite(u0, "u0")
     k = check_real(k, "k", minimum=0.0, include_min=False)
     return _field_optimum(u0, k)
-
-
-def _field_optimum(u0, k):
-    # unchecked: the saddle-point solvers probe trial points whose fields may overflow
-    u0 = np.asarray(u0, dtype=float)
-    sign = np.where(u0 >= 0.0, 1.0, -1.0)
-    a = np.abs(u0)
-    u = a + k
-    for _ in range(100):
-        th = np.tanh(u)
-        g = u - k * th - a
-        gp = 1.0 - k * (1.0 - th * th)
-        # g = gp = 0 only at the degenerate root u = 0 of k = 1, u0 = 0
-        step = np.divide(g, gp, out=np.zeros_like(g), where=g != 0.0)
-        u = u - step
-        if np.all(np.abs(step) <= 1e-14 * (1.0 + u)):
-            break
-    return sign * u
 
 
 def _nodes(z_split):
