@@ -12,6 +12,7 @@ import pytest
 
 from statmechlearn._core.exceptions import ConvergenceError
 from statmechlearn.theory import _mixture_rsb as rsb
+from statmechlearn.theory import _mixture_rsb2 as rsb2
 from statmechlearn.theory import ml_mixture as mm
 
 ALPHA, U0 = 1.0, 2.0
@@ -191,3 +192,38 @@ def test_no_solution_is_reported_not_returned(monkeypatch):
     monkeypatch.setattr(rsb, "_Y_SCAN", np.array([0.25, 0.3]))
     with pytest.raises(ConvergenceError, match="Sigma"):
         rsb.solve_at(ALPHA, 1.0, U0)
+
+
+@pytest.mark.parametrize(("sigma", "point"), POINTS[1:])
+def test_2rsb_functional_reduces_to_1rsb_at_either_level(sigma, point):
+    q0, delta, m, x = point
+    kw = {"sigma": sigma, **KW}
+    y = 2.5
+    one_step = rsb.functional(q0, delta, m, x, y, **kw)
+    # the outer level empty: 1RSB at y = y1; the inner level empty: 1RSB at y = y0
+    assert rsb2.functional_2rsb(q0, 1e-24, delta, m, x, 0.7, y, **kw) == pytest.approx(
+        one_step, abs=1e-10
+    )
+    assert rsb2.functional_2rsb(q0, delta, 1e-24, m, x, y, 9.0, **kw) == pytest.approx(
+        one_step, abs=1e-10
+    )
+    # a real second level changes the value
+    split = rsb2.functional_2rsb(q0, delta / 2, delta / 2, m, x, 1.5, 4.0, **kw)
+    assert abs(split - one_step) > 1e-4
+
+
+@pytest.mark.slow
+def test_2rsb_solution_at_fixed_parisi_parameters_is_stationary():
+    nodes = (24, 24, 24)
+    y = (2.0, 5.0)
+    s = rsb2.solve_2rsb(ALPHA, 1.0, u0=U0, y=y, nodes=nodes)
+    p = np.array([s.q0, s.delta0, s.delta1, math.sqrt(2.0) * s.R, s.x])
+    assert min(s.delta0, s.delta1) > 1e-3
+    grad = []
+    for i in range(5):
+        e = np.zeros(5)
+        e[i] = 1e-5
+        f = [rsb2.functional_2rsb(*(p + t * e), *y, sigma=1.0, nodes=nodes, **KW) for t in (1, -1)]
+        grad.append((f[0] - f[1]) / 2e-5)
+    assert np.max(np.abs(grad)) < 1e-7
+    assert s.Q == pytest.approx(s.q0 + s.delta0 + s.delta1)

@@ -33,6 +33,9 @@ solve_1rsb, branch_1rsb, complexity_curve
     the ground state (Parisi parameter from zero complexity), the branch in
     sigma, and the complexity of the states against their energy
     (``docs/derivations/ml_mixture_1rsb.md``).
+solve_2rsb
+    One more step of breaking, to measure how far the hierarchy still moves
+    the 1RSB answer.
 """
 
 import itertools
@@ -53,11 +56,13 @@ from statmechlearn.theory._mixture_rsb import (
     complexity_curve,
     solve_1rsb,
 )
+from statmechlearn.theory._mixture_rsb2 import Mixture2RSB, solve_2rsb
 
 __all__ = [
     "ComplexityCurve",
     "Mixture1RSB",
     "Mixture1RSBBranch",
+    "Mixture2RSB",
     "MixtureBranch",
     "MixtureSolution",
     "PhaseBoundaries",
@@ -71,6 +76,7 @@ __all__ = [
     "sigma_random",
     "solve",
     "solve_1rsb",
+    "solve_2rsb",
 ]
 
 _N_NODES = 160
