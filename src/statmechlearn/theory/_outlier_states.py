@@ -9,7 +9,11 @@ import numpy as np
 
 __all__ = [
     "HardB4OrderParameters",
+    "HardComplexity",
     "HardHatParameters",
+    "HardSelection1RSB",
+    "HardSelection1RSBCurve",
+    "HardTransition1RSB",
     "HebbOrderParameters",
     "SelectionBranches",
     "SelectionCurve",
@@ -300,3 +304,187 @@ class SelectionTransition:
     eta_learn_spinodal: float = math.nan
     phi_learn: float = 1.0 / 3.0
     rs_unstable: tuple = ()
+
+
+@dataclass(frozen=True)
+class HardSelection1RSB:
+    """The one-step RSB (1RSB) saddle point of hard selection's learning branch.
+
+    Attributes
+    ----------
+    alpha, eta, gamma, gamma_student : float
+    R, Q : float
+        ``J.B / N`` and ``J.J / N`` of one state (a minimum of eq. 10).
+    q0 : float
+        Overlap of two different states; ``delta = Q - q0 >= 0``.
+    delta : float
+        ``Q - q0``: how far apart the states are.
+    z : float
+        ``beta (Q - q1)``, the response of J inside a state.
+    lam : float
+        The multiplier lambda of the selection constraint.
+    y : float
+        Parisi parameter ``beta m`` (the static one, or the one asked for);
+        ``inf`` in the RS limit of the Hebb side (delta = 0).
+    Phi, Delta : float
+        Angle / pi (eq. 14) and squared deviation (eq. 12) of one state.
+    free_energy : float
+        The 1RSB functional f1 at its saddle point, ``-(1/y) ln sum_states e^{-y N e}`` per N.
+    energy : float
+        ``e(y) = d(y f1)/dy``: the energy per N of the states counted at this y
+        (the ground-state energy at the static y, where it equals free_energy).
+    complexity : float
+        ``Sigma(y) = y^2 df1/dy``: ln(number of those states) / N (0 at the static y).
+    informative : float
+        The selected fraction (the tilted selection probability averaged).
+    replicon_within, replicon_between : float
+        1RSB replicons (stable iff both < 1): within states ``inf`` wherever
+        examples sit at the selection threshold (always: Psi'' is a delta
+        function), between states finite (NaN in the RS limit).
+    static : bool
+        Whether y is the static Parisi parameter (``Sigma(y) = 0``).
+    rs : SelectionState or None
+        The replica-symmetric state of the same branch at this eta (None
+        where the RS learning branch has already ended).
+    """
+
+    alpha: float
+    eta: float
+    gamma: float
+    gamma_student: float
+    R: float
+    Q: float
+    q0: float
+    delta: float
+    z: float
+    lam: float
+    y: float
+    Phi: float
+    Delta: float
+    free_energy: float
+    energy: float
+    complexity: float
+    informative: float
+    replicon_within: float
+    replicon_between: float
+    static: bool
+    rs: SelectionState = None
+
+
+@dataclass(frozen=True)
+class HardSelection1RSBCurve:
+    """The static 1RSB branch of hard selection at fixed alpha, continued in eta.
+
+    Attributes
+    ----------
+    eta, R, Q, q0, delta, z, lam, y, Phi, Delta, free_energy, informative : ndarray
+        Along the curve in arclength order (eta is not monotone across folds),
+        as in :class:`HardSelection1RSB`; ``free_energy`` is the ground-state
+        energy (the complexity vanishes at the static y).
+    replicon_between : ndarray
+        Replicon of the between-state sector (the within-state one is infinite).
+    folds : ndarray
+        eta of the turning points (spinodals), in curve order.
+    rs : SelectionCurve
+        The replica-symmetric curve at the same alpha, for comparison.
+    """
+
+    eta: np.ndarray
+    R: np.ndarray
+    Q: np.ndarray
+    q0: np.ndarray
+    delta: np.ndarray
+    z: np.ndarray
+    lam: np.ndarray
+    y: np.ndarray
+    Phi: np.ndarray
+    Delta: np.ndarray
+    free_energy: np.ndarray
+    informative: np.ndarray
+    replicon_between: np.ndarray
+    folds: np.ndarray
+    rs: SelectionCurve = None
+
+
+@dataclass(frozen=True)
+class HardTransition1RSB:
+    """Thresholds of hard selection at fixed alpha in 1RSB, beside the RS ones.
+
+    Attributes
+    ----------
+    alpha, gamma, gamma_student : float
+    eta0 : float
+        Where the trivial state (every V = 0, f = 0) appears (RSB does not move it).
+    spinodals : tuple of float
+        Folds of the static 1RSB curve.
+    eta_c : float
+        Where the trivial state becomes the global minimum (1RSB energies).
+    transitions : tuple of float
+        Every switch of the global minimum.
+    eta_learn, learn_jump, eta_learn_spinodal, phi_learn
+        As in :class:`SelectionTransition`, from the 1RSB branches.
+    rs : SelectionTransition
+        :func:`hard_transition` at the same parameters.
+    """
+
+    alpha: float
+    gamma: float
+    gamma_student: float
+    eta0: float
+    spinodals: tuple
+    eta_c: float
+    transitions: tuple
+    eta_learn: float
+    learn_jump: bool
+    eta_learn_spinodal: float
+    phi_learn: float
+    rs: SelectionTransition = None
+
+
+@dataclass(frozen=True)
+class HardComplexity:
+    """The complexity curve of the learning states at one (alpha, eta), parametric in y.
+
+    Attributes
+    ----------
+    alpha, eta, gamma, gamma_student : float
+    y : ndarray
+        Parisi parameters (increasing).
+    energy, complexity : ndarray
+        ``e(y)`` and ``Sigma(y)``: ``exp(N Sigma)`` states of energy ``N e``.
+        ``d Sigma / d e = y``.
+    free_energy : ndarray
+        f1 at each y; ``Sigma = y (e - f1)``.
+    R, Q, q0, delta, z, lam, Phi : ndarray
+        Order parameters of those states.
+    y_static, energy_static : float
+        Where ``Sigma = 0`` (the ground state) and its energy.
+    y_turn, energy_max : float
+        Where e(y) is largest, and that energy: the concave (physical) part of
+        Sigma(e) is ``y_turn <= y <= y_static``, energies in ``[energy_static, energy_max]``.
+    """
+
+    alpha: float
+    eta: float
+    gamma: float
+    gamma_student: float
+    y: np.ndarray
+    energy: np.ndarray
+    complexity: np.ndarray
+    free_energy: np.ndarray
+    R: np.ndarray
+    Q: np.ndarray
+    q0: np.ndarray
+    delta: np.ndarray
+    z: np.ndarray
+    lam: np.ndarray
+    Phi: np.ndarray
+    y_static: float
+    energy_static: float
+    y_turn: float
+    energy_max: float
+
+    @property
+    def physical(self):
+        """Boolean mask of the concave part ``y_turn <= y <= y_static`` (a count of states)."""
+        return (self.y >= self.y_turn) & (self.y <= self.y_static * (1.0 + 1e-12))

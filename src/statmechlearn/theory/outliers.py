@@ -35,6 +35,10 @@ soft_selection_asymptotics
     R_inf and c of eq. (29).
 hard_hat_parameters, hard_b3_free_energy, hard_b4_order_parameters, hard_b5, hard_b5_roots
     The paper's App. B in its own variables, as printed and corrected.
+hard_selection_1rsb, hard_selection_1rsb_curve, hard_transition_1rsb, hard_complexity
+    Hard selection with one step of replica-symmetry breaking (its RS saddle points are
+    all unstable): the learning state, its branch in eta, the thresholds and the
+    complexity of the learning states (``docs/derivations/outliers_1rsb.md``).
 
 Every branch carries its replicon (Almeida-Thouless) eigenvalue
 (``SelectionBranches.at_eigenvalue``); the transitions report where each
@@ -57,6 +61,12 @@ from statmechlearn.theory._outlier_asymptotics import (
     hebb,
     soft_selection_asymptotics,
 )
+from statmechlearn.theory._outlier_rsb import (
+    hard_complexity,
+    hard_selection_1rsb,
+    hard_selection_1rsb_curve,
+    hard_transition_1rsb,
+)
 from statmechlearn.theory._outlier_saddle import (
     _branches,
     _check,
@@ -73,7 +83,11 @@ from statmechlearn.theory._outlier_saddle import (
 from statmechlearn.theory._outlier_states import (
     _ETA_RANGE,
     HardB4OrderParameters,
+    HardComplexity,
     HardHatParameters,
+    HardSelection1RSB,
+    HardSelection1RSBCurve,
+    HardTransition1RSB,
     HebbOrderParameters,
     SelectionBranches,
     SelectionCurve,
@@ -84,7 +98,11 @@ from statmechlearn.theory._outlier_states import (
 
 __all__ = [
     "HardB4OrderParameters",
+    "HardComplexity",
     "HardHatParameters",
+    "HardSelection1RSB",
+    "HardSelection1RSBCurve",
+    "HardTransition1RSB",
     "HebbOrderParameters",
     "SelectionBranches",
     "SelectionCurve",
@@ -95,10 +113,14 @@ __all__ = [
     "hard_b4_order_parameters",
     "hard_b5",
     "hard_b5_roots",
+    "hard_complexity",
     "hard_hat_parameters",
     "hard_selection",
+    "hard_selection_1rsb",
+    "hard_selection_1rsb_curve",
     "hard_selection_curve",
     "hard_transition",
+    "hard_transition_1rsb",
     "hard_trivial_threshold",
     "hebb",
     "soft_selection",
