@@ -60,6 +60,16 @@ SPECS = {
             "n_grid": (2, 10**7, True, True),
         },
     ),
+    outliers.hard_selection_1rsb: (
+        {"alpha": 100.0, "eta": 3.0, "gamma": 10.0},
+        {**_SELECTION, "y": (0.0, 1e8, False, True)},
+    ),
+    outliers.hard_complexity: ({"alpha": 100.0, "eta": 3.0, "gamma": 10.0}, _SELECTION),
+    outliers.hard_selection_1rsb_curve: ({"alpha": 100.0, "gamma": 10.0}, _CURVE),
+    outliers.hard_transition_1rsb: (
+        {"alpha": 100.0, "gamma": 10.0},
+        {**_CURVE, "phi_learn": (0.0, 0.5, True, True)},
+    ),
     ml_mixture.alpha_critical: ({"u0": 1.0}, {"u0": POSITIVE}),
     ml_mixture.sigma_ordered: ({"alpha": 5.0, "u0": 1.0}, {"alpha": POSITIVE, "u0": POSITIVE}),
     ml_mixture.sigma_random: ({"alpha": 5.0}, {"alpha": POSITIVE}),
@@ -78,6 +88,39 @@ SPECS = {
             "alpha": ALPHA_MIXTURE,
             "sigma": (0.01, math.inf, True, False),
             "u0": (0.0, 100.0, False, True),
+        },
+    ),
+    ml_mixture.solve_1rsb: (
+        {"alpha": 1.0, "sigma": 1.0, "u0": 2.0},
+        {
+            "alpha": ALPHA_MIXTURE,
+            "sigma": (0.01, math.inf, True, False),
+            "u0": (0.0, 100.0, False, True),
+            "y": (0.0, 1e3, False, True),
+        },
+    ),
+    ml_mixture.solve_2rsb: (
+        {"alpha": 1.0, "sigma": 1.0, "u0": 2.0, "y": (2.0, 5.0)},
+        {
+            "alpha": ALPHA_MIXTURE,
+            "sigma": (0.01, math.inf, True, False),
+            "u0": (0.0, 100.0, False, True),
+        },
+    ),
+    ml_mixture.complexity_curve: (
+        {"alpha": 1.0, "sigma": 1.0, "u0": 2.0},
+        {
+            "alpha": ALPHA_MIXTURE,
+            "sigma": (0.01, math.inf, True, False),
+            "u0": (0.0, 100.0, False, True),
+        },
+    ),
+    ml_mixture.branch_1rsb: (
+        {"alpha": 1.0, "u0": 2.0},
+        {
+            "alpha": ALPHA_MIXTURE,
+            "u0": (0.0, 100.0, False, True),
+            "sigma_min": (0.05, math.inf, True, False),
         },
     ),
     ml_mixture.phase_boundaries: (

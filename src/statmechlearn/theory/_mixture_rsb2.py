@@ -156,25 +156,26 @@ def _solve_fixed(y0, y1, alpha, sigma, u0, nodes, start):
     return res.x, f, grad
 
 
-def solve_2rsb(alpha, sigma, *, u0=1.0, y=None, nodes=(48, 24, 24)):
-    """The 2RSB saddle point of the ordered branch at one width.
+def solve_2rsb(alpha, sigma, *, y, u0=1.0, nodes=(64, 32, 32)):
+    """The 2RSB saddle point of the ordered branch at given Parisi parameters.
 
-    At fixed Parisi parameters the five order parameters solve their
-    stationarity conditions (central differences of ``f2``, Powell's hybrid
-    method, started from the static 1RSB solution with its ``delta`` split in
-    two); without ``y`` the Parisi parameters then maximise ``f2`` (at zero
-    temperature the ground-state energy is the maximum over them, as for 1RSB)
-    by solving their own stationarity (``df2/dy0 = df2/dy1 = 0``), Powell's hybrid
-    method in ``ln y``. Expensive: minutes.
+    The five order parameters solve their stationarity conditions (central
+    differences of ``f2``, Powell's hybrid method), started from the static
+    1RSB solution with its ``delta`` split in two. At zero temperature the
+    ground-state energy is the maximum of ``f2`` over ``(y0, y1)``; a scan of
+    ``y`` with this function bounds it from below (each value is one step
+    past 1RSB). Expensive: about a minute per call on one core.
 
     Parameters
     ----------
-    alpha, sigma, u0 : float
+    alpha, sigma : float
         As in :func:`statmechlearn.theory.ml_mixture.solve_1rsb`; RS must be
         unstable at ``sigma``.
-    y : (float, float), optional
-        Fixed ``(y0, y1)`` with ``0 < y0 < y1``.
-    nodes : tuple of int, default=(48, 24, 24)
+    y : (float, float)
+        Parisi parameters ``(y0, y1)`` with ``0 < y0 < y1``.
+    u0 : float, default=1.0
+        Normalised separation.
+    nodes : tuple of int, default=(64, 32, 32)
         Nodes per half-line of the three nested averages, each from
         ``(24, 32, 48, 64, 96)``.
 
@@ -188,54 +189,15 @@ def solve_2rsb(alpha, sigma, *, u0=1.0, y=None, nodes=(48, 24, 24)):
         If the order parameters do not converge or a ``delta`` collapses
         (the point falls back onto 1RSB).
     """
+    y0, y1 = (float(t) for t in y)
+    if not 0.0 < y0 < y1:
+        raise ValueError(f"y must be (y0, y1) with 0 < y0 < y1, got {y!r}")
+    if tuple(nodes) != tuple(n for n in nodes if n in _RULES) or len(nodes) != 3:
+        raise ValueError(f"nodes must be three of {sorted(_RULES)}, got {nodes!r}")
     _, v = solve_at(alpha, sigma, u0)
-    q0, delta, m, x, y1rsb = np.exp(v)
-    start = [np.log([q0, 0.6 * delta, 0.4 * delta, m, x])]
-
-    def at(y0, y1):
-        sol, f, grad = _solve_fixed(y0, y1, alpha, sigma, u0, nodes, start[0])
-        start[0] = sol
-        return sol, f, grad
-
-    if y is not None:
-        y0, y1 = (float(t) for t in y)
-        if not 0.0 < y0 < y1:
-            raise ValueError(f"y must be (y0, y1) with 0 < y0 < y1, got {y!r}")
-    else:
-        # the Parisi parameters' own equations: at the inner saddle point the total
-        # y-derivatives of f2 are its partial ones (envelope theorem)
-        def parisi_gradient(log_y):
-            y0, y1 = np.exp(log_y)
-            sol, _, _ = at(y0, y1)
-            q0, d0, d1, m, x = np.exp(sol)
-            out = []
-            for i in range(2):
-                e = np.zeros(2)
-                e[i] = 1e-5
-                up, down = np.exp(log_y + e), np.exp(log_y - e)
-                fu, fd = (
-                    functional_2rsb(
-                        q0, d0, d1, m, x, *t, alpha=alpha, sigma=sigma, u0=u0, nodes=nodes
-                    )
-                    for t in (up, down)
-                )
-                out.append((fu - fd) / 2e-5 / alpha)
-            return np.array(out)
-
-        res = root(
-            parisi_gradient,
-            np.log([0.6 * y1rsb, 1.8 * y1rsb]),
-            method="hybr",
-            options={"xtol": 1e-8, "eps": 1e-3},
-        )
-        if not res.success or np.max(np.abs(res.fun)) > 1e-8:
-            raise ConvergenceError(
-                f"the 2RSB Parisi parameters did not converge at alpha={alpha}, sigma={sigma}, "
-                f"u0={u0} (y-gradient {np.max(np.abs(res.fun)):.2e})",
-                diagnostics={"x": res.x, "gradient": res.fun},
-            )
-        y0, y1 = np.exp(res.x)
-    sol, f, grad = at(y0, y1)
+    q0, delta, m, x, _ = np.exp(v)
+    start = np.log([q0, 0.6 * delta, 0.4 * delta, m, x])
+    sol, f, grad = _solve_fixed(y0, y1, alpha, sigma, u0, nodes, start)
     q0, d0, d1, m, x = np.exp(sol)
     q = q0 + d0 + d1
     cos_theta = m / math.sqrt(q)
