@@ -113,12 +113,22 @@ def _rs_transition(alpha, gamma):
     return theory.hard_transition(alpha, gamma=gamma)
 
 
+@functools.lru_cache(maxsize=16)
+def _rsb_transition(alpha, gamma):
+    return theory.hard_transition_1rsb(alpha, gamma=gamma)
+
+
 def _theory(point, settings):
-    t = _rs_transition(float(point["alpha"]), float(point["gamma"]))
+    alpha, gamma = float(point["alpha"]), float(point["gamma"])
+    t = _rs_transition(alpha, gamma)
+    b = _rsb_transition(alpha, gamma)
     return {
         "theory_eta_learn": t.eta_learn,
         "theory_eta_spinodal": t.eta_learn_spinodal,
         "theory_eta_c": t.eta_c,
+        "theory_eta_learn_1rsb": b.eta_learn,
+        "theory_eta_spinodal_1rsb": b.eta_learn_spinodal,
+        "theory_eta_c_1rsb": b.eta_c,
     }
 
 
@@ -319,6 +329,9 @@ HARD_THRESHOLDS = FigureSpec(
         "theory_eta_learn": (),
         "theory_eta_spinodal": (),
         "theory_eta_c": (),
+        "theory_eta_learn_1rsb": (),
+        "theory_eta_spinodal_1rsb": (),
+        "theory_eta_c_1rsb": (),
         "sim_eta_lost": (),
         "sim_eta_trivial": (),
     },
