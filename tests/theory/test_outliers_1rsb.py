@@ -398,3 +398,12 @@ def test_2rsb_functional_reduces_to_1rsb_and_its_gradient_is_exact():
     params, ok = two.solve(split, y0, y1)
     assert ok
     assert np.max(np.abs(two.gradient(params, y0, y1))) < 1e-8
+
+
+def test_transition_when_the_1rsb_curve_starts_above_eta0():
+    # at alpha = 1e4 the static branch is RS to 1e-10 up to eta ~ 1.4 > eta0 = 0: the
+    # learning state must not be lost to the trivial one where the curve starts
+    t = th.hard_transition_1rsb(1e4, gamma=10.0)
+    assert t.transitions[0] > 7.0
+    assert t.eta_learn == pytest.approx(t.transitions[0])
+    assert t.rs.eta_learn < t.eta_learn < t.eta_c < t.rs.eta_c

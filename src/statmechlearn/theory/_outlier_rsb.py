@@ -514,8 +514,17 @@ def _switches(problem, points, obs, fold_index, eta0):
         return problem.observables(_solve_on_segment(problem, points, seg, eta))[3]
 
     candidates = [*range(len(segments)), -1]
+    # below the curve's start (delta / Q < 1e-10 there) the learning state is the RS one,
+    # and df/deta = alpha <selected> >= 0, so its f stays below its value at the start:
+    # the trivial state (from eta0 on) cannot win there unless it already wins at the start
     grid = np.unique(np.concatenate([etas, [eta0]]))
+    grid = grid[grid >= etas.min()]
     best = [min(candidates, key=lambda k, e=e: energy(k, e, exact=False)) for e in grid]
+    if eta0 < etas.min() and best[0] == -1:
+        raise ConvergenceError(
+            f"the trivial state is already the lowest where the 1RSB curve starts "
+            f"(eta={etas.min():.4g} > eta0={eta0:.4g}): its switch lies in the RS region"
+        )
     out = []
     for i in range(len(grid) - 1):
         k, j = best[i], best[i + 1]
