@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+import xarray as xr
 
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn.papers.outliers import _common as od
@@ -152,6 +153,90 @@ def test_hard_thresholds_seeds_and_marked_checks():
     # every comparison with the AT-unstable RS thresholds is marked, and is not a verdict
     assert len(against_rs) == 12 and all(c.rs_unstable and c.reported for c in against_rs)
     assert any("χ²" in c.quantity and not c.reported for c in checks)
+    # 1RSB is unstable too: measured against, not checked; the bound eta_c is checked
+    against_rsb = [c for c in checks if "minus 1RSB" in c.quantity]
+    assert len(against_rsb) == 12 and all(c.reported and not c.rs_unstable for c in against_rsb)
+    bounds = [c for c in checks if "above 1RSB eta_c" in c.quantity]
+    assert len(bounds) == 6 and all(c.target == 0.0 and not c.reported for c in bounds)
+    # quick mode, few runs: a Student-t band of many SE, no bound
+    quick = spec.checks(dict(spec.settings["quick"]))
+    assert not [c for c in quick if "above 1RSB eta_c" in c.quantity]
+
+
+def _ladder(trivial, eta_c_1rsb, *, gamma=1.0, alpha=100.0, eta_c_rs=3.0507):
+    """A thresholds dataset at one (gamma, alpha): runs of eta_trivial = trivial + 2/N + noise."""
+    rng = np.random.default_rng()
+    ladder, seeds = (25, 50, 100), 24
+    n = np.array(ladder)[:, None]
+    noise = rng.normal(0.0, 0.05, (3, seeds)) * np.sqrt(25.0 / n)
+    runs = (trivial + 2.0 / n + noise)[None, None]
+    done = np.ones_like(runs, dtype=bool)
+    done[..., 1, 12:], done[..., 2, 6:] = False, False  # seeds ∝ 1/N, as in the figure
+    dims = ("gamma", "alpha", "n_features", "seed")
+    theory = {
+        "theory_eta_c": eta_c_rs,
+        "theory_eta_c_1rsb": eta_c_1rsb,
+        "theory_eta_learn": 1.941,
+        "theory_eta_learn_1rsb": 2.117,
+    }
+    return xr.Dataset(
+        {
+            "sim_eta_trivial": (dims, np.where(done, runs, np.nan)),
+            "sim_eta_lost": (dims, np.where(done, runs - 0.5, np.nan)),
+            "sim_done": (dims, done),
+            **{k: (dims[:3], np.full((1, 1, 3), v)) for k, v in theory.items()},
+        },
+        coords={
+            "gamma": [gamma],
+            "alpha": [alpha],
+            "n_features": list(ladder),
+            "seed": range(seeds),
+        },
+    )
+
+
+def test_hard_thresholds_bound_by_1rsb_eta_c_fails_only_beyond_its_resolution():
+    from statmechlearn.experiments._checks import critical_value
+    from statmechlearn.papers.outliers import hard_thresholds as ht
+
+    spec = ht.HARD_THRESHOLDS
+    (check,) = [
+        c
+        for c in spec.checks(dict(spec.settings["full"]))
+        if "gamma=1, alpha=100:" in c.quantity and "above 1RSB eta_c" in c.quantity
+    ]
+    at = {"gamma": 1.0, "alpha": 100.0}
+    ds = _ladder(2.8, 2.897)
+    # the intercept is linear in the rung means: weights sum to 1 and cancel the 1/N term
+    weights = ht._intercept_weights(ds, "sim_eta_trivial", at)
+    assert weights.sum() == pytest.approx(1.0, abs=1e-9)
+    assert weights @ (1.0 / np.array([25, 50, 100])) == pytest.approx(0.0, abs=1e-9)
+    m = ht._limit(ds, "sim_eta_trivial", **at).measurement()
+    bias = ht._half_step(ds, at) * np.abs(weights).sum()
+    # below the bound: no excess, the check passes
+    below = check.evaluate(ds)
+    assert below.passed and below.observed == 0.0 and below.observed_se == m.se
+
+    def bounded_by(eta_c_1rsb):
+        return ds.assign(theory_eta_c_1rsb=xr.full_like(ds["theory_eta_c_1rsb"], eta_c_1rsb))
+
+    # above 1RSB eta_c by less than the bisection's bias plus k SE: no contradiction; by
+    # more: the learner would hold negative-energy states where 1RSB has none
+    band = critical_value(check.n_standard_errors, m.n) * m.se
+    inside = check.evaluate(bounded_by(m.value - bias - 0.99 * band))
+    assert inside.passed and inside.observed == pytest.approx(0.99 * band)
+    assert not check.evaluate(bounded_by(m.value - bias - 1.01 * band)).passed
+    # no theory value: not computable, and not read as "below the bound"
+    assert not check.evaluate(bounded_by(np.nan)).passed
+
+
+def test_hard_thresholds_half_step_is_the_bisection_of_the_bracket():
+    from statmechlearn.papers.outliers import hard_thresholds as ht
+
+    lo, hi = ht._bracket(100.0, 1.0)
+    ds = _ladder(2.8, 2.897, eta_c_rs=ht._rs_transition(100.0, 1.0).eta_c)
+    width = (hi - lo) / 2**ht._STEPS  # the final bracket; its midpoint is returned
+    assert ht._half_step(ds, {"gamma": 1.0, "alpha": 100.0}) == pytest.approx(width / 2, rel=1e-12)
 
 
 def test_hard_thresholds_plot_with_an_alpha_left_unsimulated(tmp_path):
@@ -175,6 +260,13 @@ def test_hard_thresholds_plot_with_an_alpha_left_unsimulated(tmp_path):
     assert np.isfinite(ds["sim_eta_lost"].sel(alpha=20.0)).any()
     assert not np.isfinite(ds["sim_eta_lost"].sel(alpha=100.0)).any()
     spec.plot(ds)
-    titles = [a.get_title() for a in matplotlib.pyplot.gcf().axes]
+    axes = matplotlib.pyplot.gcf().axes
+    titles = [a.get_title() for a in axes]
+    labels = [line.get_label() for line in axes[1].get_lines()]
     matplotlib.pyplot.close("all")
     assert titles == [r"$\alpha = 20$", r"$\alpha = 100$ (theory only in this mode)"]
+    # RS and 1RSB lines in every panel, the 1RSB values stored by the theory cell
+    assert sum(label.startswith("RS:") for label in labels) == 3
+    assert sum(label.startswith("1RSB:") for label in labels) == 3
+    at = ds.sel(alpha=20.0, gamma=10.0).isel(n_features=0)
+    assert float(at["theory_eta_c_1rsb"]) < float(at["theory_eta_c"])

@@ -1,10 +1,12 @@
 """Fig. 8 simulated: where the hard-selection learner at its best stops learning and
 where the trivial state beats what it finds, at gamma = 0.1, 1, 10 and alpha = 100, 1000,
-over a ladder of N extrapolated to N -> infinity beside the replica-symmetric thresholds.
-EM started at the teacher's selection is the variant ``start=teacher``.
+over a ladder of N extrapolated to N -> infinity beside the replica-symmetric and the
+one-step RSB thresholds. EM started at the teacher's selection is the variant
+``start=teacher``.
 """
 
 import functools
+import math
 
 import numpy as np
 
@@ -158,42 +160,53 @@ def _limit(ds, var, gamma, alpha):
     return extrapolate_dataset(ds, var, sel={"gamma": gamma, "alpha": alpha})
 
 
+#: Theory lines of the thresholds figure: (variable, colour, style, width, label) (plots only).
+_THEORY_LINES = (
+    ("theory_eta_learn", "C3", "--", 0.9, r"RS: $\eta_{learn}$"),
+    ("theory_eta_spinodal", "C3", ":", 0.9, "RS: learning spinodal"),
+    ("theory_eta_c", "C0", "--", 0.9, r"RS: $\eta_c$ (trivial state wins)"),
+    ("theory_eta_learn_1rsb", "C3", "-", 2.0, r"1RSB: $\eta_{learn}$"),
+    ("theory_eta_spinodal_1rsb", "C3", "-.", 1.4, "1RSB: learning spinodal"),
+    ("theory_eta_c_1rsb", "C0", "-", 2.0, r"1RSB: $\eta_c$ (trivial state wins)"),
+)
+
+
+#: The two simulated thresholds: (variable, colour, marker, x offset factor, label) (plots only).
+_SIM_POINTS = (
+    ("sim_eta_lost", "k", "o", 0.92, r"stops learning ($R/\sqrt{Q} < 1/2$)"),
+    ("sim_eta_trivial", "C0", "s", 1.08, "trivial state below the state found"),
+)
+
+
 def plot_hard_thresholds(ds, ax=None):
-    """Thresholds against gamma, one panel per alpha: RS lines, EM extrapolated to N -> inf."""
+    """Thresholds against gamma, one panel per alpha: RS and 1RSB lines, the learner at N -> inf."""
     alphas = [float(a) for a in ds["alpha"].values]
     if ax is None:
-        _, axes = subplots(None, 1, len(alphas), figsize=(5.2 * len(alphas), 4.2))
+        fig, axes = subplots(None, 1, len(alphas), figsize=(5.4 * len(alphas), 5.4))
         axes = np.atleast_1d(axes)
     else:
         axes = [ax] * len(alphas)
     g = ds["gamma"].values
     for panel, alpha in zip(axes, alphas, strict=True):
         at = ds.sel(alpha=alpha).isel(n_features=0)
-        panel.plot(g, at["theory_eta_learn"], "C3-", label=r"RS theory: $\eta_{learn}$")
-        panel.plot(g, at["theory_eta_spinodal"], "C3:", label="RS theory: learning spinodal")
-        panel.plot(g, at["theory_eta_c"], "C0--", label=r"RS theory: $\eta_c$ (trivial state wins)")
-        # quick mode simulates the smaller alpha only: its other panel has the RS lines alone
+        for var, colour, style, width, label in _THEORY_LINES:
+            panel.plot(g, at[var], color=colour, ls=style, lw=width, marker=".", label=label)
+        # quick mode simulates the smaller alpha only: its other panel has the theory alone
         simulated = bool(np.isfinite(ds["sim_eta_lost"].sel(alpha=alpha)).any())
-        runs = (
-            (
-                ("sim_eta_lost", "k", "o", r"stops learning ($R/\sqrt{Q} < 1/2$)"),
-                ("sim_eta_trivial", "C0", "s", "trivial state below the state found"),
-            )
-            if simulated
-            else ()
-        )
-        for var, colour, marker, label in runs:
-            # one N -> infinity intercept per gamma, each a point with its fit's SE
+        for var, colour, marker, shift, label in _SIM_POINTS if simulated else ():
+            # one N -> infinity intercept per gamma, each a point with its fit's SE; the two
+            # thresholds side by side (shifted in gamma) where they nearly coincide
             for j, x in enumerate(g):
                 m = _limit(ds, var, float(x), alpha).measurement()
                 plot_simulation(
                     panel,
-                    [x],
+                    [x * shift],
                     [m.value],
                     [m.se],
                     color=colour,
                     marker=marker,
                     linestyle="none",
+                    zorder=3,
                     label=(
                         f"simulation, {start_label(ds)}: {label}, N → ∞ (± SE)" if j == 0 else None
                     ),
@@ -203,12 +216,22 @@ def plot_hard_thresholds(ds, ax=None):
         panel.set_ylabel(r"$\eta$ (hard selection)")
         title = rf"$\alpha = {alpha:g}$" + ("" if simulated else " (theory only in this mode)")
         panel.set_title(title, fontsize=9)
-    axes[0].legend(fontsize=7)
+    if ax is not None:
+        ax.legend(fontsize=7)
+        return ax
+    # one legend under the panels (the lines are the same in each; a panel may lack the runs)
+    entries = {}
+    for panel in axes:
+        for handle, label in zip(*panel.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    fig.legend(
+        list(entries.values()), list(entries), loc="outside lower center", ncol=3, fontsize=7
+    )
     return axes[0]
 
 
 def _limit_minus(var, theory_var, at):
-    """The N -> infinity threshold less its RS counterpart, with the fit's SE."""
+    """The N -> infinity threshold less a theory's (RS or 1RSB) counterpart, with the fit's SE."""
 
     def compute(ds):
         m = _limit(ds, var, **at).measurement()
@@ -224,15 +247,84 @@ def _rs_gap(ds):
     return float(gap.isel(n_features=0).min()), None
 
 
+def _rs_minus_rsb_eta_c(ds):
+    """Smallest RS eta_c - 1RSB eta_c over the grid (a NaN propagates)."""
+    gap = ds["theory_eta_c"] - ds["theory_eta_c_1rsb"]
+    return float(gap.isel(n_features=0).min(skipna=False)), None
+
+
+def _half_step(ds, at):
+    """Largest distance of a bisected threshold from its true value: half the final bracket.
+
+    The bracket is :func:`_bracket`'s, read from the stored RS eta_c: (0.02, eta_c + 1.5),
+    halved ``_STEPS`` times, and its midpoint returned.
+    """
+    hi = float(ds["theory_eta_c"].sel(at).isel(n_features=0)) + 1.5
+    return (hi - 0.02) / 2 ** (_STEPS + 1)
+
+
+def _intercept_weights(ds, var, at):
+    """Weights h_k of each rung's mean in the N -> infinity intercept (they sum to 1).
+
+    The fit is linear in the rung means with weights fixed by the (smoothed) variances, so
+    adding 1 to every run of one rung moves the intercept by that rung's weight.
+    """
+    base = _limit(ds, var, **at).value
+    rungs = ds["n_features"]
+    return np.array(
+        [
+            extrapolate_dataset(ds.assign({var: ds[var] + (rungs == n)}), var, sel=at).value - base
+            for n in rungs.values
+        ]
+    )
+
+
+def _trivial_excess(at):
+    """How far the learner's trivial-wins eta at N -> inf lies above 1RSB eta_c (0 below it).
+
+    The intercept is first lowered by the worst bias of the bisection: sum_k |h_k| times
+    half its final bracket (each run is within half a bracket of its own threshold, and
+    h_k are the rungs' weights in the intercept). The fit's SE is kept, so that a check
+    with target 0 fails only where the excess is significant.
+    """
+
+    def compute(ds):
+        m = _limit(ds, "sim_eta_trivial", **at).measurement()
+        weights = _intercept_weights(ds, "sim_eta_trivial", at)
+        bias = _half_step(ds, at) * float(np.abs(weights).sum())
+        excess = m.value - bias - float(ds["theory_eta_c_1rsb"].sel(at).isel(n_features=0))
+        # a NaN (no fit, no theory) must stay NaN: max(0, nan) would read as "below"
+        value = max(excess, 0.0) if math.isfinite(excess) else math.nan
+        return Measurement(value, m.se, m.n, m.n_nonfinite)
+
+    return compute
+
+
+def _theory_at(var, at):
+    """A stored theory threshold at one (gamma, alpha), as a bound read from the dataset."""
+    return lambda ds: float(ds[var].sel(at).isel(n_features=0))
+
+
 def _checks(settings):
-    # the RS side of the figure: between eta_learn and eta_c the R ~ 0 state wins (Fig. 8)
+    # the theory side of the figure: between eta_learn and eta_c the R ~ 0 state wins
+    # (Fig. 8), and one step of RSB moves eta_c down
     checks = [
         Derived(
             "RS: eta_c − eta_learn, smallest over gamma and alpha (the R ~ 0 state wins "
             "between them)",
             _rs_gap,
             lower=0.1,
-        )
+        ),
+        Derived(
+            "RS eta_c − 1RSB eta_c, smallest over gamma and alpha (the trivial state wins "
+            "earlier in 1RSB)",
+            _rs_minus_rsb_eta_c,
+            lower=0.0,
+            note="derived (outliers_1rsb.md §6): every branch's static 1RSB energy lies above "
+            "its RS energy while the trivial state keeps f = 0 in both, so the lowest "
+            "non-trivial state crosses 0 at a smaller eta; two separate computations (the RS "
+            "curve and the continued 1RSB curve)",
+        ),
     ]
     learner = "EM from the teacher" if settings["start"] == "teacher" else "the learner"
     for gamma in HARD_THRESHOLDS_GAMMAS:
@@ -266,7 +358,48 @@ def _checks(settings):
                         f"over its SE says how far {learner} is from it",
                     )
                 )
+            for var, theory_var, name in (
+                ("sim_eta_lost", "theory_eta_learn_1rsb", "1RSB eta_learn"),
+                ("sim_eta_trivial", "theory_eta_c_1rsb", "1RSB eta_c"),
+            ):
+                checks.append(
+                    Derived(
+                        f"{where}: {var.removeprefix('sim_')} at N → ∞ minus {name}",
+                        _limit_minus(var, theory_var, at),
+                        source="simulation",
+                        reported=True,
+                        note="1RSB is itself unstable (within-state replicon infinite, "
+                        "between-state 1.27-1.40; 2RSB moves the thresholds by a few 1e-3): no "
+                        f"exact prediction either; the difference over its SE says how far "
+                        f"{learner} is from it",
+                    )
+                )
             if settings["claims"]:
+                # the bound needs the full ladder: at quick mode's few runs the Student-t band
+                # is many SE wide and the check would say nothing
+                checks.append(
+                    Derived(
+                        f"{where}: eta where the trivial state beats what {learner} finds, "
+                        "N → ∞, above 1RSB eta_c (0 where below)",
+                        _trivial_excess(at),
+                        target=0.0,
+                        target_from="bound: 1RSB eta_c",
+                        scale=_theory_at("theory_eta_c_1rsb", at),
+                        source="simulation",
+                        note="a bound, derived: at T = 0 each step of RSB raises the ground-"
+                        "state energy towards the true one (RS ≤ 1RSB ≤ 2RSB ≤ … ≤ exact, the "
+                        "Parisi functional maximised over its parameters; outliers_1rsb.md "
+                        f"§6, §8), and the state {learner} finds is at or above the lowest "
+                        "non-trivial one, so the trivial state beats it at or below the true "
+                        "eta_c ≤ 1RSB eta_c. Tolerance: the 1/N fit's SE (Student-t band), "
+                        "after taking off the bisection's worst bias (Σ|h_k| × half the final "
+                        "bracket, h_k the rungs' weights in the intercept). Further steps of "
+                        "RSB move eta_c down (2RSB: −0.004 at gamma = 10, alpha = 100; ~1e-2 "
+                        "estimated elsewhere): they tighten the bound and take nothing from "
+                        "the tolerance. It fails only where the learner holds negative-energy "
+                        "states where 1RSB has none",
+                    )
+                )
                 # the fits' own consistency: a 1/N law describes each ladder
                 for var in ("sim_eta_lost", "sim_eta_trivial"):
                     checks += [
@@ -295,13 +428,27 @@ HARD_THRESHOLDS = FigureSpec(
         "bisected per sample for the eta at which the state it finds stops learning "
         "(R/sqrt(Q) < 1/2, circles) and at which the trivial state V = 0 (energy 0) is lower "
         "than that state (squares); each extrapolated in 1/N over N = 25, 50, 100 (seeds ∝ "
-        "1/N). Lines: the replica-symmetric thresholds of Fig. 8 (eta_learn, the end of the "
-        "learning branch, eta_c). The RS learning branch is AT-unstable, so the simulated "
-        "thresholds are measured against RS, not checked: the report gives each z and marks "
-        "the comparison RS-unstable. The variant start=teacher runs hard EM (eqs. 26-28, "
-        "polished by single flips) from the teacher's selection instead: one start, which "
-        "a learner cannot know; at gamma = 0.1, alpha = 1000 it falls into the trivial state "
-        "far below the thresholds of the learner's search (docs/experiments.md)."
+        "1/N). Lines: the thresholds of Fig. 8 (red: eta_learn and the end of the learning "
+        "branch, the spinodal; blue: eta_c), replica-symmetric (thin dashed, spinodal "
+        "dotted) and with one step of RSB (thick solid, spinodal dash-dot; "
+        "docs/derivations/outliers_1rsb.md). Every RS branch is AT-unstable and 1RSB is "
+        "unstable too (a second step moves the thresholds by a few 1e-3), so neither is an "
+        "exact prediction: the report gives the learner's distance to each with its z, "
+        "without a verdict. It checks (full mode) the bound that holds whatever the further "
+        "steps: each step of RSB raises the ground-state energies, and the learner's state "
+        "is at or above the lowest, so the trivial state beats it at or below 1RSB eta_c. "
+        "Which threshold the learner meets (full run, docs/experiments.md): one step of RSB "
+        "closes about half (40-65 %) of the gap between the learner's trivial-state "
+        "threshold and RS eta_c, but the learner still meets it 0.02-1.1 below 1RSB eta_c "
+        "(3.5-45 SE), much more than the next step of RSB is expected to add: the gap is "
+        "algorithmic, the search does not reach the lowest non-learning states. The learner "
+        "stops learning within 1.6 SE of 1RSB eta_learn at gamma <= 1 (RS eta_learn lies "
+        "0.4-4.6 SE below it), but before 1RSB eta_learn at gamma = 10 (by 0.18 ± 0.09 at "
+        "alpha = 100 and 0.55 ± 0.13 at alpha = 1000), where RS was the closer. The variant "
+        "start=teacher runs hard EM (eqs. 26-28, polished by single flips) from the "
+        "teacher's selection instead: one start, which a learner cannot know; at gamma = "
+        "0.1, alpha = 1000 it falls into the trivial state far below the thresholds of the "
+        "learner's search (docs/experiments.md)."
     ),
     grid={
         "gamma": HARD_THRESHOLDS_GAMMAS,
