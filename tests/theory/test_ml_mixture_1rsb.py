@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from statmechlearn._core.exceptions import ConvergenceError
+from statmechlearn.theory import _mixture_rs as mixture_rs
 from statmechlearn.theory import _mixture_rsb as rsb
 from statmechlearn.theory import _mixture_rsb2 as rsb2
 from statmechlearn.theory import ml_mixture as mm
@@ -22,7 +23,7 @@ KW = {"alpha": ALPHA, "u0": U0}
 def _rs_energy(q, m, x, sigma):
     """The RS functional per N at an arbitrary point (its own quadrature)."""
     c = U0 / math.sqrt(2.0)
-    return ALPHA * mm._energy(q, m, x / sigma**2, ALPHA, sigma, c)
+    return ALPHA * mixture_rs._energy(q, m, x / sigma**2, ALPHA, sigma, c)
 
 
 def _fd_gradient(point, sigma, h=1e-5):
@@ -153,9 +154,26 @@ def test_branch_leaves_rs_at_the_de_almeida_thouless_width():
     near = sigma > sigma[0] - 0.03
     slope, intercept = np.polyfit(sigma[near], delta[near], 1)
     assert -intercept / slope == pytest.approx(s_at, abs=2e-3)
-    assert branch.sigma_onset == pytest.approx(s_at, abs=1e-2)
+    assert branch.sigma_onset == pytest.approx(s_at, abs=2e-3)
     # one continuous branch: R and y move smoothly
     assert np.max(np.abs(np.diff(branch.R))) < 5e-3
+
+
+def test_a_scan_that_falls_back_onto_rs_is_not_followed():
+    # at sigma = 0.8 the smallest Parisi parameters' fixed-y solutions collapse onto RS
+    # (delta/Q ~ 3e-5); starting the next y from them lost the branch
+    s = mm.solve_1rsb(ALPHA, 0.8, u0=U0)
+    assert s.delta / s.Q > 1e-2 and abs(s.complexity) < 1e-8
+    assert mm.solve(ALPHA, 0.8, u0=U0).branch("split-ordered").R < s.R
+
+
+@pytest.mark.slow
+def test_next_to_the_onset_the_solution_is_walked_from_below():
+    # every fixed-y delta/Q is below 1e-3 at sigma = 1.53 (sigma_AT = 1.5515): no scan
+    # bracket, so the static solution is followed from 0.8 sigma_AT
+    s = mm.solve_1rsb(ALPHA, 1.53, u0=U0)
+    assert 1e-4 < s.delta / s.Q < 1e-3
+    assert abs(s.complexity) < 1e-8
 
 
 def test_rs_stable_width_returns_the_rs_state():

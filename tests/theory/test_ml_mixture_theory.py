@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from statmechlearn.theory import _mixture_rs as mixture_rs
 from statmechlearn.theory import ml_mixture as mm
 
 
@@ -12,7 +13,7 @@ def _e(q, m, x, alpha, sigma, u0):
     """The RS energy e(q, m, x) per N, evaluated at arbitrary (not stationary) points."""
     c = u0 / math.sqrt(2.0)
     k = x / sigma**2
-    return alpha * mm._energy(q, m, k, alpha, sigma, c)
+    return alpha * mixture_rs._energy(q, m, k, alpha, sigma, c)
 
 
 @pytest.mark.parametrize(("alpha", "u0"), [(5.0, 1.0), (1.0, 2.0), (20.0, 1.0), (2.0, 1.5)])

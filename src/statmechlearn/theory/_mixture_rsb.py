@@ -34,6 +34,7 @@ from statmechlearn._core.gauss import H, log_cosh, normal_pdf
 from statmechlearn._core.saddle import continuation, newton
 from statmechlearn._core.validation import check_real
 from statmechlearn.theory._mixture_field import _field_optimum
+from statmechlearn.theory._mixture_rs import _check, phase_boundaries, solve
 
 __all__ = [
     "ComplexityCurve",
@@ -321,6 +322,12 @@ def _make(q0, delta, m, x, y, alpha, sigma, u0):
 #: Parisi parameters scanned for the sign change of Sigma(y) when no start is given
 _Y_SCAN = np.geomspace(0.25, 64.0, 17)
 
+#: delta / Q below which a fixed-y solution of the scan counts as collapsed onto RS
+_COLLAPSED = 1e-3
+
+#: Largest step in sigma when a static solution is walked from a width where the scan works
+_WALK_STEP = 0.05
+
 
 def _solve_fixed_y(y, alpha, sigma, c, v4):
     res = newton(
@@ -342,8 +349,6 @@ def _complexity_at(y, alpha, sigma, c, v4):
 
 
 def _rs_start(alpha, sigma, u0):
-    from statmechlearn.theory.ml_mixture import solve
-
     branch = solve(alpha, sigma, u0=u0).branch("split-ordered")
     if branch is None:
         raise ValueError(
@@ -361,7 +366,9 @@ def _static_start(alpha, sigma, u0, rs):
     previous = None
     for y in _Y_SCAN:
         v = _solve_fixed_y(y, alpha, sigma, c, v4)
-        if v is None:
+        # a point that fell back onto RS (delta/Q ~ 1e-5 where the branch has 1e-2) would
+        # pull the next y's start onto RS too: it neither brackets nor starts anything
+        if v is None or math.exp(v[1] - v[0]) < _COLLAPSED:
             continue
         v4 = v
         s = _complexity_at(y, alpha, sigma, c, v4)
@@ -379,11 +386,47 @@ def _static_start(alpha, sigma, u0, rs):
     )
 
 
+def _static_guess(alpha, sigma, u0):
+    """A start for the static equations at sigma: the scan of y, or else a walk in sigma.
+
+    Where the scan finds no bracket (next to the onset, where every delta is small, or
+    where its fixed-y solutions collapse onto RS), the static solution is solved at
+    0.8 sigma_AT and walked to sigma in steps of at most ``_WALK_STEP``.
+    """
+    try:
+        return _static_start(alpha, sigma, u0, _rs_start(alpha, sigma, u0))
+    except ConvergenceError:
+        s_at = phase_boundaries(alpha, u0=u0, sigma_min=min(sigma, 0.8) * 0.9).sigma_at
+        if not math.isfinite(s_at) or abs(sigma - 0.8 * s_at) < 1e-9:
+            raise
+    c = u0 / math.sqrt(2.0)
+    s_from = 0.8 * s_at
+    v = _static_start(alpha, s_from, u0, _rs_start(alpha, s_from, u0))
+    n = max(1, math.ceil(abs(sigma - s_from) / _WALK_STEP))
+    for s in np.linspace(s_from, sigma, n + 1)[1:]:
+        res = newton(
+            lambda w, s=s: _static_residual(w, alpha, s, c),
+            v,
+            tol=1e-10,
+            max_iter=40,
+            fd_step=1e-6,
+            raise_on_failure=False,
+        )
+        if not res.converged:
+            raise ConvergenceError(
+                f"the static 1RSB solution could not be followed from sigma={s_from:.4g} "
+                f"to sigma={sigma} (alpha={alpha}, u0={u0}; lost at sigma={s:.4g})",
+                diagnostics={"sigma": s, "residual": res.residual},
+            )
+        v = res.x
+    return v
+
+
 def solve_at(alpha, sigma, u0, *, y=None, start=None):
     """1RSB saddle point (static y when ``y`` is None) from ``start`` = ln(q0, delta, m, x[, y])."""
     c = u0 / math.sqrt(2.0)
     if y is None:
-        v = _static_start(alpha, sigma, u0, _rs_start(alpha, sigma, u0)) if start is None else start
+        v = _static_guess(alpha, sigma, u0) if start is None else start
         res = newton(
             lambda v: _static_residual(v, alpha, sigma, c),
             v,
@@ -472,8 +515,15 @@ def follow_branch(alpha, u0, sigma_start, sigma_min, *, onset_delta=1e-4):
     pts = [(p, v) for p, v in zip(up.parameter[::-1], up.x[::-1], strict=True)]
     pts += [(p, v) for p, v in zip(down.parameter[1:], down.x[1:], strict=True)]
     pts = [(p, v) for p, v in pts if sigma_min <= p]
-    onset = float(up.parameter[-1])
     states = tuple(_make(*_unpack(v), alpha, float(p), u0) for p, v in pts)
+    # delta grows linearly below the onset: its zero from the points next to it (the
+    # continuation itself stops at delta / Q = onset_delta, a little below the onset)
+    top = [(st.sigma, st.delta) for st in states if st.sigma > states[0].sigma - 0.03]
+    if len(top) >= 3:
+        slope, intercept = np.polyfit(*np.array(top).T, 1)
+        onset = float(-intercept / slope)
+    else:
+        onset = float(up.parameter[-1])
     return Mixture1RSBBranch(alpha, u0, onset, states)
 
 
@@ -547,8 +597,6 @@ def solve_1rsb(alpha, sigma, *, u0=1.0, y=None):
     >>> round(s.R, 3), round(s.y, 2)
     (0.916, 3.14)
     """
-    from statmechlearn.theory.ml_mixture import _check
-
     alpha, sigma, u0 = _check(alpha, sigma, u0)
     if y is not None:
         y = check_real(y, "y", minimum=0.0, maximum=1e3, include_min=False)
@@ -581,8 +629,6 @@ def branch_1rsb(alpha, *, u0=1.0, sigma_min=0.3):
         Empty (``sigma_onset`` NaN) where the RS ground state is stable down to
         ``sigma_min``.
     """
-    from statmechlearn.theory.ml_mixture import _check, phase_boundaries
-
     alpha, _, u0 = _check(alpha, 1.0, u0)
     sigma_min = check_real(sigma_min, "sigma_min", minimum=0.05)
     bounds = phase_boundaries(alpha, u0=u0, sigma_min=sigma_min)
@@ -632,8 +678,6 @@ def complexity_curve(alpha, sigma, *, u0=1.0, y=None):
     -------
     ComplexityCurve
     """
-    from statmechlearn.theory.ml_mixture import _check
-
     alpha, sigma, u0 = _check(alpha, sigma, u0)
     rs = _rs_start(alpha, sigma, u0)
     if rs.rs_stable:

@@ -33,6 +33,8 @@ from statmechlearn.theory._outlier_saddle import (
     _order_parameter_arrays,
     _segments,
     _solve_on_segment,
+    hard_transition,
+    hard_trivial_threshold,
 )
 from statmechlearn.theory._outlier_states import (
     _ETA_RANGE,
@@ -702,8 +704,6 @@ def hard_transition_1rsb(alpha, *, gamma, gamma_student=None, phi_learn=_PHI_LEA
         ``eta_learn_spinodal``: where the learning branch ends; ``rs``:
         :func:`hard_transition`.
     """
-    from statmechlearn.theory.outliers import hard_transition, hard_trivial_threshold
-
     alpha, _, gamma, gs = _check(alpha, 0.0, gamma, gamma_student)
     phi_learn = check_real(phi_learn, "phi_learn", minimum=0.0, maximum=0.5)
     eta0 = hard_trivial_threshold(gamma=gamma, gamma_student=gs)

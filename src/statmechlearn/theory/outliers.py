@@ -51,7 +51,7 @@ branch is RS-unstable and where learning is lost (``eta_learn``), see
 
 import math
 
-from statmechlearn._core.validation import check_choice, check_real
+from statmechlearn._core.validation import check_choice
 from statmechlearn.theory._outlier_asymptotics import (
     hard_b3_free_energy,
     hard_b4_order_parameters,
@@ -79,6 +79,8 @@ from statmechlearn.theory._outlier_saddle import (
     _rs_unstable,
     _solutions_at,
     _transitions,
+    hard_transition,
+    hard_trivial_threshold,
 )
 from statmechlearn.theory._outlier_states import (
     _ETA_RANGE,
@@ -174,30 +176,6 @@ def soft_selection(alpha, eta, *, gamma, gamma_student=None, limit="exact"):
     return _branches("soft", problem, states, alpha, eta, gamma, gs)
 
 
-def hard_trivial_threshold(*, gamma, gamma_student=None):
-    """eta0: the all-outlier solution (every V = 0) exists for eta >= eta0.
-
-    Selecting one example into the empty set changes the energy (10) by
-    ``eta + gamma~/2 - gamma~^2 / (2 gamma)`` (its own field included), so
-
-        eta0 = gamma~^2 / (2 gamma) - gamma~ / 2
-
-    (0 in the matched case), not the paper's eq. (30),
-    ``gamma~^2 / (4 gamma) - gamma~ / 2``.
-
-    Parameters
-    ----------
-    gamma : float
-    gamma_student : float, optional
-
-    Returns
-    -------
-    float
-    """
-    _, _, gamma, gs = _check(1.0, 0.0, gamma, gamma_student)
-    return 0.5 * gs * gs / gamma - 0.5 * gs
-
-
 def hard_selection(alpha, eta, *, gamma, gamma_student=None):
     """Saddle points of hard selection (MAP of the V's, eq. 10) at one (alpha, eta).
 
@@ -285,55 +263,4 @@ def soft_transition(alpha, *, gamma, gamma_student=None, limit="exact"):
         eta_learn_spinodal=spinodal,
         phi_learn=phi_learn,
         rs_unstable=_rs_unstable(problem, points, folds) if limit == "exact" else (),
-    )
-
-
-def hard_transition(alpha, *, gamma, gamma_student=None, phi_learn=1.0 / 3.0):
-    """eta0, the branches' spinodals, the loss of learning and the transition to the trivial state.
-
-    Every branch of the continued curve is followed: the learning branch
-    connected to the Hebb limit (R ~ 1), the state that fits a few tail
-    examples and ignores the teacher (R ~ 0, Q = O(1)), the unstable middle
-    pieces, and the trivial state (every V = 0).
-
-    Parameters
-    ----------
-    alpha, gamma, gamma_student : float
-    phi_learn : float, default=1/3
-        A state "learns" if its angle Phi <= phi_learn (R / sqrt(Q) >= 1/2).
-        Where learning is lost by a first-order jump (gamma = 10) the result
-        does not depend on it (``learn_jump``).
-
-    Returns
-    -------
-    SelectionTransition
-        ``spinodals``: eta0 (:func:`hard_trivial_threshold`), then the folds
-        of the non-trivial branch; ``eta_c``: the first eta where the trivial
-        solution (all V = 0) becomes the global minimum (the paper's
-        definition); NaN if it never does below eta = 14. ``eta_learn``: the
-        largest eta at which the global minimum still learns (below eta_c
-        when a non-learning R ~ 0 state takes over first).
-        ``eta_learn_spinodal``: where the learning branch itself ends (fold).
-        ``rs_unstable``: every non-trivial branch over its whole range (its
-        replicon eigenvalue is -inf; the trivial state is RS-stable above eta0).
-    """
-    alpha, _, gamma, gs = _check(alpha, 0.0, gamma, gamma_student)
-    phi_learn = check_real(phi_learn, "phi_learn", minimum=0.0, maximum=0.5)
-    eta0 = hard_trivial_threshold(gamma=gamma, gamma_student=gs)
-    problem, points, obs, folds = _curve("hard", alpha, gamma, gs, "exact", *_ETA_RANGE)
-    switches = _transitions(problem, points, folds, trivial_from=eta0)
-    eta_c = next((e for e, _, j in switches if j == -1), math.nan)
-    eta_learn, jump, spinodal = _learning(
-        problem, points, obs, folds, switches, phi_learn, _ETA_RANGE[1]
-    )
-    return SelectionTransition(
-        alpha,
-        (eta0, *points[folds, -1].tolist()),
-        eta_c,
-        tuple(e for e, _, _ in switches),
-        eta_learn=eta_learn,
-        learn_jump=jump,
-        eta_learn_spinodal=spinodal,
-        phi_learn=phi_learn,
-        rs_unstable=_rs_unstable(problem, points, folds),
     )
