@@ -1,14 +1,17 @@
 """The mixture paper's Monte Carlo figures at small sizes, and their check logic."""
 
 import dataclasses
+import types
 
 import matplotlib
 import numpy as np
 import pytest
 
 from statmechlearn.cluster import two_centre_fixed_points
+from statmechlearn.exceptions import ConvergenceError
 from statmechlearn.experiments import evaluate_checks, get, run_experiment
 from statmechlearn.models import TwoGaussians
+from statmechlearn.papers.mixture import fig3
 from statmechlearn.papers.mixture._common import annealed_fixed_points
 from statmechlearn.papers.mixture.fig4 import _crossings
 
@@ -54,8 +57,28 @@ def test_annealed_fixed_points_split_just_below_the_critical_width():
     assert energy[1] <= best.energy.min() + 1e-9
 
 
+def _fake_r(sigma):
+    return 0.9 + 0.01 * (1.6 - sigma)
+
+
+def _fake_rsb_ground(alpha, sigma, u0):
+    # a stand-in for the 1RSB solve (seconds per width), failing at one width as the
+    # real one can: the test is of the figure's plumbing; tests/theory/
+    # test_ml_mixture_1rsb.py tests the theory
+    if sigma == 0.8:
+        raise ConvergenceError("no static point", diagnostics={})
+    return types.SimpleNamespace(R=_fake_r(sigma), delta=0.1)
+
+
+def _fake_rsb_line(alpha, u0, sigma_min):
+    sigma = np.linspace(1.54, sigma_min, 23)
+    return sigma, _fake_r(sigma)
+
+
 @pytest.mark.parametrize("name", ["mixture-fig3", "mixture-fig4"])
-def test_mixture_figures_run_and_report(tmp_path, name):
+def test_mixture_figures_run_and_report(tmp_path, monkeypatch, name):
+    monkeypatch.setattr(fig3, "_rsb_ground", _fake_rsb_ground)
+    monkeypatch.setattr(fig3, "_rsb_line", _fake_rsb_line)
     settings = (
         # three samples: the correlation of r across widths needs them
         {"n_seeds": 3, "n_features": 60, "n_starts": 3}
@@ -68,8 +91,27 @@ def test_mixture_figures_run_and_report(tmp_path, name):
     matplotlib.pyplot.close("all")
     results = evaluate_checks(spec, ds)
     reported = [r for r in results if r.reported]
-    assert reported and all(np.isfinite(r.simulation) for r in reported)
+    shown = [r.theory if r.simulation is None else r.simulation for r in reported]
+    assert reported and all(np.isfinite(v) for v in shown)
     # DA is never above a minimum that every random start reaches
     if name == "mixture-fig3":
         unique = next(r for r in results if "every random start" in r.quantity)
         assert unique.simulation == 0 and unique.passed
+        # 1RSB only where RS is broken; NaN above sigma_AT, where it is the RS state, and
+        # +inf (counted, failing a check) where the solve found no static point
+        d = ds.isel(alpha=0, u0=0)
+        s = d["sigma"].values
+        below = s < float(d["theory_sigma_at"])
+        r_1rsb = d["theory_r_1rsb"].values
+        assert np.isnan(r_1rsb[~below]).all()
+        assert np.isinf(r_1rsb[s == 0.8]).all()
+        solved = below & (s != 0.8)
+        assert solved.sum() == below.sum() - 1 >= 3
+        np.testing.assert_allclose(r_1rsb[solved], _fake_r(s[solved]))
+        failed = next(r for r in results if "no static 1RSB point" in r.quantity)
+        assert failed.theory == 1 and failed.passed is False
+        line = next(r for r in results if "continued 1RSB branch" in r.quantity)
+        assert line.passed and line.theory < 1e-12
+        shift = next(r for r in results if "one step of RSB" in r.quantity)
+        expected = np.max(r_1rsb[solved] - d["theory_r"].values[solved])
+        assert shift.theory == pytest.approx(expected, abs=1e-15)

@@ -90,6 +90,18 @@ def _ground(alpha, sigma, u0):
     return sol.branches[sol.ground]
 
 
+@functools.lru_cache(maxsize=64)
+def _rsb_ground(alpha, sigma, u0):
+    """The static 1RSB ground state of the ordered branch (the RS one where RS is stable).
+
+    Cached: a solve costs seconds, and a ladder's theory cells (one per rung) and
+    Fig. 3's points ask for the same few widths.
+    """
+    from statmechlearn.theory import ml_mixture as mm
+
+    return mm.solve_1rsb(alpha, sigma, u0=u0)
+
+
 # ------------------------------------------------------------------ Fig. 3 --
 # Near sigma_1 a start close to the unsplit saddle moves by less than 1e-10 of
 # the variance per iteration while still escaping it, so the default tolerance
