@@ -386,6 +386,18 @@ def _static_start(alpha, sigma, u0, rs):
     )
 
 
+def _newton_static(v, alpha, sigma, c):
+    """Newton's method on the five static equations from ``v`` (the result, converged or not)."""
+    return newton(
+        lambda w: _static_residual(w, alpha, sigma, c),
+        v,
+        tol=1e-10,
+        max_iter=40,
+        fd_step=1e-6,
+        raise_on_failure=False,
+    )
+
+
 def _static_guess(alpha, sigma, u0):
     """A start for the static equations at sigma: the scan of y, or else a walk in sigma.
 
@@ -404,14 +416,7 @@ def _static_guess(alpha, sigma, u0):
     v = _static_start(alpha, s_from, u0, _rs_start(alpha, s_from, u0))
     n = max(1, math.ceil(abs(sigma - s_from) / _WALK_STEP))
     for s in np.linspace(s_from, sigma, n + 1)[1:]:
-        res = newton(
-            lambda w, s=s: _static_residual(w, alpha, s, c),
-            v,
-            tol=1e-10,
-            max_iter=40,
-            fd_step=1e-6,
-            raise_on_failure=False,
-        )
+        res = _newton_static(v, alpha, s, c)
         if not res.converged:
             raise ConvergenceError(
                 f"the static 1RSB solution could not be followed from sigma={s_from:.4g} "
@@ -427,14 +432,7 @@ def solve_at(alpha, sigma, u0, *, y=None, start=None):
     c = u0 / math.sqrt(2.0)
     if y is None:
         v = _static_guess(alpha, sigma, u0) if start is None else start
-        res = newton(
-            lambda v: _static_residual(v, alpha, sigma, c),
-            v,
-            tol=1e-10,
-            max_iter=40,
-            fd_step=1e-6,
-            raise_on_failure=False,
-        )
+        res = _newton_static(v, alpha, sigma, c)
         if not res.converged:
             raise ConvergenceError(
                 f"the static 1RSB equations did not converge at alpha={alpha}, sigma={sigma}, "

@@ -343,9 +343,21 @@ def _checks(settings):
                         reported=True,
                     )
                 )
-            for var, theory_var, name in (
-                ("sim_eta_lost", "theory_eta_learn", "RS eta_learn"),
-                ("sim_eta_trivial", "theory_eta_c", "RS eta_c"),
+            rs_note = (
+                "RS is no prediction for an AT-unstable branch: the difference "
+                f"over its SE says how far {learner} is from it"
+            )
+            rsb_note = (
+                "1RSB is itself unstable (within-state replicon infinite, "
+                "between-state 1.27-1.40; 2RSB moves the thresholds by a few 1e-3): no "
+                f"exact prediction either; the difference over its SE says how far "
+                f"{learner} is from it"
+            )
+            for var, theory_var, name, rs_unstable, note in (
+                ("sim_eta_lost", "theory_eta_learn", "RS eta_learn", True, rs_note),
+                ("sim_eta_trivial", "theory_eta_c", "RS eta_c", True, rs_note),
+                ("sim_eta_lost", "theory_eta_learn_1rsb", "1RSB eta_learn", False, rsb_note),
+                ("sim_eta_trivial", "theory_eta_c_1rsb", "1RSB eta_c", False, rsb_note),
             ):
                 checks.append(
                     Derived(
@@ -353,25 +365,8 @@ def _checks(settings):
                         _limit_minus(var, theory_var, at),
                         source="simulation",
                         reported=True,
-                        rs_unstable=True,
-                        note="RS is no prediction for an AT-unstable branch: the difference "
-                        f"over its SE says how far {learner} is from it",
-                    )
-                )
-            for var, theory_var, name in (
-                ("sim_eta_lost", "theory_eta_learn_1rsb", "1RSB eta_learn"),
-                ("sim_eta_trivial", "theory_eta_c_1rsb", "1RSB eta_c"),
-            ):
-                checks.append(
-                    Derived(
-                        f"{where}: {var.removeprefix('sim_')} at N → ∞ minus {name}",
-                        _limit_minus(var, theory_var, at),
-                        source="simulation",
-                        reported=True,
-                        note="1RSB is itself unstable (within-state replicon infinite, "
-                        "between-state 1.27-1.40; 2RSB moves the thresholds by a few 1e-3): no "
-                        f"exact prediction either; the difference over its SE says how far "
-                        f"{learner} is from it",
+                        rs_unstable=rs_unstable,
+                        note=note,
                     )
                 )
             if settings["claims"]:
