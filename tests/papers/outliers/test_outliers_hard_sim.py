@@ -266,7 +266,7 @@ def test_hard_thresholds_plot_with_an_alpha_left_unsimulated(tmp_path):
     matplotlib.pyplot.close("all")
     assert titles == [r"$\alpha = 20$", r"$\alpha = 100$ (theory only in this mode)"]
     # RS and 1RSB lines in every panel, the 1RSB values stored by the theory cell
-    assert sum(label.startswith("RS:") for label in labels) == 3
-    assert sum(label.startswith("1RSB:") for label in labels) == 3
+    assert sum(label.startswith("RS theory:") for label in labels) == 3
+    assert sum(label.startswith("1RSB theory:") for label in labels) == 3
     at = ds.sel(alpha=20.0, gamma=10.0).isel(n_features=0)
     assert float(at["theory_eta_c_1rsb"]) < float(at["theory_eta_c"])

@@ -162,12 +162,12 @@ def _limit(ds, var, gamma, alpha):
 
 #: Theory lines of the thresholds figure: (variable, colour, style, width, label) (plots only).
 _THEORY_LINES = (
-    ("theory_eta_learn", "C3", "--", 0.9, r"RS: $\eta_{learn}$"),
-    ("theory_eta_spinodal", "C3", ":", 0.9, "RS: learning spinodal"),
-    ("theory_eta_c", "C0", "--", 0.9, r"RS: $\eta_c$ (trivial state wins)"),
-    ("theory_eta_learn_1rsb", "C3", "-", 2.0, r"1RSB: $\eta_{learn}$"),
-    ("theory_eta_spinodal_1rsb", "C3", "-.", 1.4, "1RSB: learning spinodal"),
-    ("theory_eta_c_1rsb", "C0", "-", 2.0, r"1RSB: $\eta_c$ (trivial state wins)"),
+    ("theory_eta_learn", "C3", "--", 0.9, r"RS theory: $\eta_{learn}$"),
+    ("theory_eta_spinodal", "C3", ":", 0.9, "RS theory: learning spinodal"),
+    ("theory_eta_c", "C0", "--", 0.9, r"RS theory: $\eta_c$ (trivial state wins)"),
+    ("theory_eta_learn_1rsb", "C3", "-", 2.0, r"1RSB theory: $\eta_{learn}$"),
+    ("theory_eta_spinodal_1rsb", "C3", "-.", 1.4, "1RSB theory: learning spinodal"),
+    ("theory_eta_c_1rsb", "C0", "-", 2.0, r"1RSB theory: $\eta_c$ (trivial state wins)"),
 )
 
 
