@@ -12,6 +12,7 @@ import warnings
 import mpmath as mp
 import numpy as np
 import pytest
+from scipy.integrate import trapezoid
 
 from statmechlearn._core.exceptions import ConvergenceWarning
 from statmechlearn._core.saddle import newton
@@ -247,7 +248,7 @@ def test_complexity_curve_and_legendre_structure():
     d_energy = local.energy[2::3] - local.energy[0::3]
     assert d_sigma == pytest.approx(local.y[1::3] * d_energy, rel=1e-5)
     # f(y*) - f(y_min) = int Sigma / y^2 dy (trapezoid in ln y on 40 points: 1 %)
-    integral = np.trapezoid(c.complexity / c.y, np.log(c.y))
+    integral = trapezoid(c.complexity / c.y, np.log(c.y))
     assert c.free_energy[-1] - c.free_energy[0] == pytest.approx(integral, rel=0.01)
     # the concave part (y_turn <= y <= y*) counts states between the ground state and the
     # turning point of e(y); below y_turn the curve runs back towards the RS energy, below the
